@@ -1,0 +1,74 @@
+/**
+ * Named limits and timings, grouped by purpose, with units in their names (house style).
+ * Values that operators may change are defaults for config keys (see config/schema.ts).
+ */
+
+/** Wire limits (DESIGN §3). */
+export const WireLimits = {
+  /** Largest control or guardian frame, payload bytes. Larger payloads are paged by offset. */
+  MAX_FRAME_BYTES: 8 * 1024 * 1024,
+  /** Largest chunk of output returned by one `read`, bytes (stays well under a frame). */
+  MAX_READ_BYTES: 4 * 1024 * 1024,
+} as const;
+
+/** Protocol versions spoken on the Unix sockets (DESIGN §3). */
+export const ProtocolVersions = {
+  /** Control protocol (adapter/CLI ↔ daemon). Bumps only on breaking changes. */
+  CONTROL: 1,
+  /** Guardian protocol spoken by guardians built from this tree. */
+  GUARDIAN: 1,
+  /** Guardian protocol versions this daemon can drive (N-1 compatible, DESIGN §3). */
+  GUARDIAN_SUPPORTED: [1] as readonly number[],
+} as const;
+
+/** Session lifetime defaults (DESIGN §4.3, §4.4). */
+export const SessionDefaults = {
+  /** Idle TTL of a session that never executed anything, seconds. */
+  IDLE_TTL_NEVER_EXECUTED_S: 1800,
+  /** Idle TTL of a session that executed something, seconds. */
+  IDLE_TTL_EXECUTED_S: 86400,
+  /** Live guardians at most. */
+  MAX_LIVE_SESSIONS: 32,
+  /** How often the reaper looks, milliseconds. */
+  REAPER_INTERVAL_MS: 5000,
+  /** A guardian with no daemon connection for this long ends itself, seconds. */
+  ORPHAN_TIMEOUT_S: 3600,
+  /** PTY size (DESIGN §5). */
+  PTY_COLS: 200,
+  PTY_ROWS: 50,
+} as const;
+
+/** Kill escalation graces (DESIGN §4.4): SIGHUP → SIGTERM → SIGKILL. */
+export const KillGraces = {
+  AFTER_SIGHUP_MS: 400,
+  AFTER_SIGTERM_MS: 800,
+  AFTER_SIGKILL_MS: 2000,
+} as const;
+
+/** Timeouts of the Unix-socket links. */
+export const LinkTimeouts = {
+  /** Connect + hello to a guardian during recovery, milliseconds (DESIGN §4.5). */
+  GUARDIAN_CONNECT_MS: 5000,
+  /** A spawned guardian must answer hello within this, milliseconds. */
+  GUARDIAN_SPAWN_READY_MS: 15000,
+  /** Default deadline of a request without its own, milliseconds. */
+  DEFAULT_REQUEST_MS: 30000,
+  /** Longest `waitMs` a long-poll read may ask for, milliseconds. */
+  MAX_WAIT_MS: 120000,
+  /** Adapter/CLI reconnect back-off: first and largest delay, milliseconds. */
+  RECONNECT_FIRST_MS: 50,
+  RECONNECT_MAX_MS: 1000,
+  /** How long a client keeps retrying a daemon that is restarting, milliseconds. */
+  RECONNECT_GIVE_UP_MS: 20000,
+} as const;
+
+/** Output retention (DESIGN §5). */
+export const OutputLimits = {
+  /** One on-disk PTY log segment, bytes; the PTY log keeps the newest PTY_LOG_SEGMENTS. */
+  PTY_LOG_SEGMENT_BYTES: 16 * 1024 * 1024,
+  PTY_LOG_SEGMENTS: 4,
+  /** A task's on-disk log stops growing here and is flagged truncated, bytes (per stream). */
+  TASK_LOG_MAX_BYTES: 32 * 1024 * 1024,
+  /** Text returned to the model per response, bytes (head dropped beyond). */
+  MODEL_TEXT_MAX_BYTES: 64 * 1024,
+} as const;

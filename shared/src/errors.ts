@@ -1,0 +1,97 @@
+/**
+ * The one error-code union of holdfast (DESIGN §3). Every error that crosses a process boundary
+ * carries one of these codes, a human message that says what to do next, and whether retrying the
+ * same request can help. Expected outcomes (a session that already exists, a command that is
+ * still running, a child that exited) are values, never errors.
+ */
+export const ERROR_CODES = [
+  'BAD_REQUEST',
+  'UNKNOWN_METHOD',
+  'PROTOCOL_VERSION',
+  'FRAME_TOO_LARGE',
+  'BAD_FRAME',
+  'NOT_CONNECTED',
+  'SESSION_NOT_FOUND',
+  'SESSION_EXITED',
+  'WORKSPACE_NOT_FOUND',
+  'QUOTA_EXCEEDED',
+  'SPAWN_FAILED',
+  'GUARDIAN_UNAVAILABLE',
+  'DAEMON_DRAINING',
+  'DAEMON_UNAVAILABLE',
+  'TIMEOUT',
+  'CANCELLED',
+  'POLICY_DENIED',
+  'TOOL_NOT_ALLOWED',
+  'SHA_MISMATCH',
+  'COMMAND_ALREADY_RUNNING',
+  'TASK_NOT_FOUND',
+  'INTERNAL',
+] as const;
+
+/** One of {@link ERROR_CODES}. */
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** Wire shape of an error (the `e` of an `err` frame, DESIGN §3). */
+export interface WireError {
+  code: ErrorCode;
+  message: string;
+  retryable: boolean;
+  details?: Record<string, unknown>;
+}
+
+/** Codes a caller may retry unchanged (after back-off) unless the thrower says otherwise. */
+const RETRYABLE_BY_DEFAULT: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'DAEMON_DRAINING',
+  'DAEMON_UNAVAILABLE',
+  'GUARDIAN_UNAVAILABLE',
+  'NOT_CONNECTED',
+  'TIMEOUT',
+]);
+
+/**
+ * An error with a holdfast {@link ErrorCode}. Thrown inside a process, sent as {@link WireError}
+ * between processes (see {@link toWireError} / {@link fromWireError}).
+ */
+export class HoldfastError extends Error {
+  readonly code: ErrorCode;
+  readonly retryable: boolean;
+  readonly details?: Record<string, unknown>;
+
+  constructor(code: ErrorCode, message: string, opts: { retryable?: boolean; details?: Record<string, unknown>; cause?: unknown } = {}) {
+    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
+    this.name = 'HoldfastError';
+    this.code = code;
+    this.retryable = opts.retryable ?? RETRYABLE_BY_DEFAULT.has(code);
+    if (opts.details !== undefined) this.details = opts.details;
+  }
+}
+
+/** True when `value` is a string of {@link ERROR_CODES}. */
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && (ERROR_CODES as readonly string[]).includes(value);
+}
+
+/** Maps any thrown value to its wire shape; unknown exceptions become `INTERNAL`. */
+export function toWireError(err: unknown): WireError {
+  if (err instanceof HoldfastError) {
+    const w: WireError = { code: err.code, message: err.message, retryable: err.retryable };
+    if (err.details !== undefined) w.details = err.details;
+    return w;
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return { code: 'INTERNAL', message, retryable: false };
+}
+
+/** Rebuilds a {@link HoldfastError} from a wire error (unknown codes become `INTERNAL`). */
+export function fromWireError(w: unknown): HoldfastError {
+  if (w && typeof w === 'object') {
+    const o = w as Record<string, unknown>;
+    const code = isErrorCode(o.code) ? o.code : 'INTERNAL';
+    const message = typeof o.message === 'string' ? o.message : 'unknown error';
+    const opts: { retryable?: boolean; details?: Record<string, unknown> } = { retryable: o.retryable === true };
+    if (o.details && typeof o.details === 'object') opts.details = o.details as Record<string, unknown>;
+    return new HoldfastError(code, message, opts);
+  }
+  return new HoldfastError('INTERNAL', String(w));
+}

@@ -1,0 +1,98 @@
+import { createHash } from 'node:crypto';
+import { homedir, userInfo } from 'node:os';
+import { join, resolve } from 'node:path';
+
+/** Longest Unix socket path, bytes, without the terminating NUL (Linux `sun_path` is 108). */
+export const SUN_PATH_MAX_BYTES = 107;
+
+/** Longest guardian socket file name inside `run/g/`: `rs_` + 26-char ULID + `.sock`. */
+const GUARDIAN_SOCKET_NAME_BYTES = 'rs_'.length + 26 + '.sock'.length;
+
+/**
+ * The runtime home layout (DESIGN §2). Every path a process needs comes from here, so the
+ * daemon, guardians, adapter and CLI always agree.
+ */
+export interface HomeLayout {
+  /** `HOLDFAST_HOME` (default `~/.holdfast`), created 0700. */
+  home: string;
+  config: string;
+  token: string;
+  stateDir: string;
+  db: string;
+  /** Directory of sockets, lock and manifests; may be outside `home` (see `runDirRelocated`). */
+  runDir: string;
+  /** True when `home/run` would exceed the socket path limit and a short directory is used. */
+  runDirRelocated: boolean;
+  daemonSocket: string;
+  daemonLock: string;
+  /** `{pid, startTime}` of the daemon holding the lock. */
+  daemonPidFile: string;
+  guardianDir: string;
+  sessionsDir: string;
+  logsDir: string;
+  daemonLog: string;
+  auditLog: string;
+  usageLog: string;
+}
+
+/** `HOLDFAST_HOME` from the environment, or `~/.holdfast`. */
+export function resolveHome(env: NodeJS.ProcessEnv = process.env): string {
+  const h = env.HOLDFAST_HOME;
+  return resolve(h && h.length > 0 ? h : join(homedir(), '.holdfast'));
+}
+
+/** Byte length of the longest guardian socket path under `runDir`. */
+export function longestSocketPathBytes(runDir: string): number {
+  return Buffer.byteLength(join(runDir, 'g')) + 1 + GUARDIAN_SOCKET_NAME_BYTES;
+}
+
+/**
+ * Computes the layout for a home. When `home/run/g/<id>.sock` would not fit in `sun_path`, the
+ * run directory moves to `$XDG_RUNTIME_DIR/holdfast/<hash>` or `/tmp/holdfast-<uid>/<hash>`
+ * (hash of the home path, so two homes never share sockets); `doctor` reports it.
+ */
+export function homeLayout(home: string = resolveHome(), env: NodeJS.ProcessEnv = process.env): HomeLayout {
+  let runDir = join(home, 'run');
+  let runDirRelocated = false;
+  if (longestSocketPathBytes(runDir) > SUN_PATH_MAX_BYTES) {
+    const tag = createHash('sha256').update(home).digest('hex').slice(0, 12);
+    const base = env.XDG_RUNTIME_DIR ? join(env.XDG_RUNTIME_DIR, 'holdfast') : `/tmp/holdfast-${userInfo().uid}`;
+    runDir = join(base, tag);
+    runDirRelocated = true;
+  }
+  const stateDir = join(home, 'state');
+  const logsDir = join(home, 'logs');
+  return {
+    home,
+    config: join(home, 'config.yaml'),
+    token: join(home, 'token'),
+    stateDir,
+    db: join(stateDir, 'holdfast.db'),
+    runDir,
+    runDirRelocated,
+    daemonSocket: join(runDir, 'daemon.sock'),
+    daemonLock: join(runDir, 'daemon.lock'),
+    daemonPidFile: join(runDir, 'daemon.pid'),
+    guardianDir: join(runDir, 'g'),
+    sessionsDir: join(home, 'sessions'),
+    logsDir,
+    daemonLog: join(logsDir, 'daemon.log'),
+    auditLog: join(logsDir, 'audit.jsonl'),
+    usageLog: join(logsDir, 'usage.jsonl'),
+  };
+}
+
+/** Paths of one guardian (`gid` = its remote session id). */
+export function guardianPaths(layout: HomeLayout, gid: string) {
+  const sessionDir = join(layout.sessionsDir, gid);
+  return {
+    socket: join(layout.guardianDir, `${gid}.sock`),
+    manifest: join(layout.guardianDir, `${gid}.json`),
+    sessionDir,
+    exitRecord: join(sessionDir, 'exit.json'),
+    ptyLogDir: join(sessionDir, 'pty'),
+    tasksDir: join(sessionDir, 'tasks'),
+    guardianLog: join(sessionDir, 'guardian.log'),
+    spec: join(sessionDir, 'spec.json'),
+  };
+}

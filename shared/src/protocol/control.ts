@@ -1,0 +1,203 @@
+import * as z from 'zod';
+
+/**
+ * The control protocol (adapter/CLI ↔ daemon, DESIGN §3): one zod schema per method for params
+ * and result. The daemon parses every inbound request with these at its boundary; TypeScript
+ * types come from `z.infer`, so the schema is the only source of truth. Since proto 1.
+ */
+
+export const SessionState = z.enum(['starting', 'running', 'exited', 'lost', 'closed']);
+export type SessionState = z.infer<typeof SessionState>;
+
+export const Affinity = z.enum(['workspace', 'conversation', 'thread']);
+export type Affinity = z.infer<typeof Affinity>;
+
+/** A session as the daemon reports it (DESIGN §4). Times are epoch ms. */
+export const SessionView = z.object({
+  remote_session_id: z.string(),
+  principal: z.string(),
+  workspace: z.string(),
+  workspace_root: z.string(),
+  affinity: Affinity,
+  state: SessionState,
+  guardian_pid: z.number().nullable(),
+  shell_pid: z.number().nullable(),
+  created_at: z.number(),
+  last_activity_at: z.number(),
+  ever_executed: z.boolean(),
+  busy: z.boolean(),
+  /** Seconds since the last activity (PTY output or instruction). */
+  idle_seconds: z.number(),
+  /** Idle TTL of the session's tier, seconds. */
+  ttl_seconds: z.number(),
+  pty_end: z.number(),
+  exit_code: z.number().nullable(),
+  exit_signal: z.string().nullable(),
+  ended_at: z.number().nullable(),
+  end_reason: z.string().nullable(),
+});
+export type SessionView = z.infer<typeof SessionView>;
+
+export const WorkspaceView = z.object({
+  name: z.string(),
+  path: z.string(),
+  description: z.string(),
+  available: z.boolean(),
+});
+export type WorkspaceView = z.infer<typeof WorkspaceView>;
+
+const Id = z.string().min(1).max(200);
+
+/** Output read result on the control socket (same shape as the guardian's, DESIGN §3). */
+export const ReadResultSchema = z.object({
+  data: z.instanceof(Uint8Array),
+  offset: z.number(),
+  next: z.number(),
+  gap: z.boolean(),
+  end: z.number(),
+  exited: z.boolean(),
+  exit_code: z.number().nullable(),
+});
+
+export const CommandRecordSchema = z.object({
+  kind: z.literal('command'),
+  id: z.string(),
+  command: z.string(),
+  state: z.enum(['running', 'exited']),
+  startedAt: z.number(),
+  endedAt: z.number().optional(),
+  exitCode: z.number().optional(),
+  outputStart: z.number(),
+  outputEnd: z.number().optional(),
+  awaitingInput: z.boolean().optional(),
+});
+
+/** Context the adapter passes with every tool call (never the bearer token). */
+export const CallContext = z.object({
+  principal: z.string().min(1),
+  /** Tools this principal may call (profile or allowed_tools, DESIGN §6.2). */
+  allowed_tools: z.array(z.string()),
+  /** Transport session (`Mcp-Session-Id`), if the client has one. */
+  mcp_session_id: z.string().optional(),
+  /** `X-Holdfast-Conversation-Id` header, if sent. */
+  conversation_header: z.string().optional(),
+  /** Default affinity configured on the adapter. */
+  affinity: Affinity.optional(),
+  /** JSON-RPC request id, for the usage log and audit. */
+  request_id: z.string().optional(),
+  /** Protocol era of the client (`legacy` 2025-11-25 or `modern` 2026-07-28) or `stdio`. */
+  transport: z.string().optional(),
+});
+export type CallContext = z.infer<typeof CallContext>;
+
+/** MCP content block as the daemon produces it (text, image, resource_link). */
+export const ContentBlock = z.union([
+  z.object({ type: z.literal('text'), text: z.string() }),
+  z.object({ type: z.literal('image'), data: z.string(), mimeType: z.string() }),
+  z.object({ type: z.literal('resource_link'), uri: z.string(), name: z.string(), mimeType: z.string().optional(), description: z.string().optional() }),
+]);
+
+/** A finished tool call: MCP `CallToolResult` fields. */
+export const ToolCallResult = z.object({
+  content: z.array(ContentBlock),
+  structuredContent: z.record(z.string(), z.unknown()),
+  isError: z.boolean(),
+});
+export type ToolCallResult = z.infer<typeof ToolCallResult>;
+
+const Empty = z.object({}).strict();
+
+/** Doctor check: one line of the report. */
+export const DoctorCheck = z.object({
+  name: z.string(),
+  ok: z.boolean(),
+  detail: z.string(),
+  data: z.record(z.string(), z.unknown()).optional(),
+});
+export type DoctorCheck = z.infer<typeof DoctorCheck>;
+
+/** The method catalogue: name → {params, result}. */
+export const ControlMethods = {
+  'daemon.status': {
+    params: Empty,
+    result: z.object({
+      pid: z.number(),
+      build: z.string(),
+      version: z.string(),
+      started_at: z.number(),
+      draining: z.boolean(),
+      home: z.string(),
+      socket: z.string(),
+      proto: z.number(),
+      guardian_protos: z.array(z.number()),
+      sessions: z.object({ live: z.number(), total: z.number(), max_live: z.number() }),
+    }),
+  },
+  'daemon.doctor': { params: Empty, result: z.object({ checks: z.array(DoctorCheck) }) },
+  'daemon.restart': { params: Empty, result: z.object({ successor_pid: z.number() }) },
+  'daemon.stop': { params: z.object({ kill_sessions: z.boolean().default(false) }), result: z.object({ stopping: z.boolean() }) },
+
+  'workspace.list': { params: Empty, result: z.object({ workspaces: z.array(WorkspaceView) }) },
+  'workspace.register': {
+    params: z.object({ path: z.string().min(1), name: z.string().min(1).max(64).optional(), description: z.string().max(500).optional() }),
+    result: z.object({ workspace: WorkspaceView, created: z.boolean() }),
+  },
+
+  'session.open': {
+    params: z.object({
+      principal: z.string().min(1),
+      workspace: z.string().optional(),
+      remote_session_id: Id.optional(),
+      affinity: Affinity.default('workspace'),
+      conversation_id: z.string().max(200).optional(),
+    }),
+    result: z.object({ session: SessionView, created: z.boolean() }),
+  },
+  'session.list': { params: z.object({ all: z.boolean().default(false) }), result: z.object({ sessions: z.array(SessionView) }) },
+  'session.get': { params: z.object({ id: Id }), result: z.object({ session: SessionView }) },
+  'session.kill': {
+    params: z.object({ id: Id.optional(), all: z.boolean().default(false) }).refine((p) => p.all !== (p.id !== undefined), 'give exactly one of id or all'),
+    result: z.object({ killed: z.array(z.string()) }),
+  },
+  'session.prune': {
+    params: z.object({ idle_seconds: z.number().int().min(0).optional() }),
+    result: z.object({ pruned: z.array(z.string()), kept_busy: z.array(z.string()) }),
+  },
+  'session.read': {
+    params: z.object({ id: Id, from: z.number().int().min(0), max: z.number().int().min(1).max(4 * 1024 * 1024).default(65536), wait_ms: z.number().int().min(0).max(120000).default(0) }),
+    result: ReadResultSchema,
+  },
+  'session.snapshot': {
+    params: z.object({ id: Id }),
+    result: z.object({ cols: z.number(), rows: z.number(), lines: z.array(z.string()), ansi: z.string(), cursor: z.object({ x: z.number(), y: z.number() }), offset: z.number() }),
+  },
+  'session.input': {
+    params: z.object({ id: Id, text: z.string().optional(), keys: z.array(z.string()).optional() }),
+    result: z.object({ ok: z.boolean() }),
+  },
+  'session.exec': {
+    params: z.object({ id: Id, command: z.string().min(1), wait_ms: z.number().int().min(0).max(120000).default(10000) }),
+    result: z.object({ ok: z.boolean(), reason: z.string().optional(), cmd: CommandRecordSchema.nullable() }),
+  },
+
+  'tool.call': {
+    params: z.object({ tool: z.string().min(1), arguments: z.record(z.string(), z.unknown()).default({}), context: CallContext }),
+    result: ToolCallResult,
+  },
+} as const satisfies Record<string, { params: z.ZodType; result: z.ZodType }>;
+
+export type ControlMethod = keyof typeof ControlMethods;
+export type ControlParams<M extends ControlMethod> = z.input<(typeof ControlMethods)[M]['params']>;
+export type ControlParsedParams<M extends ControlMethod> = z.output<(typeof ControlMethods)[M]['params']>;
+export type ControlResult<M extends ControlMethod> = z.infer<(typeof ControlMethods)[M]['result']>;
+
+/** Events the daemon emits on a control connection. */
+export const ControlEvents = {
+  /** The daemon is draining for a restart; clients reconnect with back-off and resume by offset. */
+  draining: 'daemon.draining',
+} as const;
+
+/** True when `m` names a control method. */
+export function isControlMethod(m: string): m is ControlMethod {
+  return Object.prototype.hasOwnProperty.call(ControlMethods, m);
+}

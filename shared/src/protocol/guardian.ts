@@ -1,0 +1,332 @@
+/**
+ * The guardian protocol (daemon ↔ guardian, DESIGN §3, §5): small, plain TypeScript types with
+ * hand-written guards (no zod in the guardian bundle), N-1 compatible because a guardian outlives
+ * daemon upgrades. Every method and field carries the protocol version it appeared in; new fields
+ * are additive and optional, and a daemon never sends a method the guardian's `features` lack.
+ *
+ * Since proto 1 unless noted.
+ */
+
+/** Method names. */
+export const G = {
+  status: 'g.status',
+  exec: 'g.exec',
+  wait: 'g.wait',
+  input: 'g.input',
+  read: 'g.read',
+  snapshot: 'g.snapshot',
+  spawn: 'g.spawn',
+  stop: 'g.stop',
+  resetShell: 'g.reset_shell',
+  resize: 'g.resize',
+  shutdown: 'g.shutdown',
+  bye: 'g.bye',
+} as const;
+
+/** Events a guardian emits to its connected daemon. */
+export const GEvents = {
+  /** A foreground command or task finished: `CommandRecord | TaskRecord`. */
+  done: 'g.done',
+  /** The shell ended and the guardian is about to exit: `ExitRecord`. */
+  exit: 'g.exit',
+} as const;
+
+/** Feature strings a guardian announces in its `welcome`. */
+export const GUARDIAN_FEATURES = ['read.wait', 'exec.awaiting_input', 'spawn.argv', 'snapshot.text'] as const;
+
+/** Output sources: the PTY, or one stream of a task (`task:<task_id>:stdout|stderr`). */
+export type OutputSource = 'pty' | `task:${string}:stdout` | `task:${string}:stderr`;
+
+/**
+ * Spawn specification the daemon writes (0600) before starting a guardian: `guardian --spec FILE`.
+ * The guardian reads it once; everything it needs comes from here, never from newer code on disk.
+ */
+export interface GuardianSpec {
+  schema: 1;
+  gid: string;
+  /** Initial working directory of the shell (the workspace root). */
+  cwd: string;
+  /** Shell to run; default bash (or `$SHELL` if bash is absent), DESIGN §5. */
+  shell?: string;
+  /** Extra environment for the shell and its tasks. */
+  env: Record<string, string>;
+  cols: number;
+  rows: number;
+  socketPath: string;
+  manifestPath: string;
+  sessionDir: string;
+  /** Seconds without a daemon connection after which the guardian ends itself (DESIGN §4.4). */
+  orphanTimeoutS: number;
+  /** Build string of the daemon that spawned it (recorded in the manifest). */
+  daemonBuild: string;
+}
+
+/** Authoritative activity clock (DESIGN §4.3). Times are epoch milliseconds. */
+export interface ActivityClock {
+  createdAt: number;
+  lastPtyActivityAt: number;
+  lastInstructionAt: number;
+  everExecuted: boolean;
+  /** A foreground command or a task is running. */
+  busy: boolean;
+}
+
+/** A foreground command run in the PTY (exact boundaries from shell-integration markers). */
+export interface CommandRecord {
+  kind: 'command';
+  /** The daemon's execution task id, or `typed_<n>` for a command typed through `input`. */
+  id: string;
+  command: string;
+  state: 'running' | 'exited';
+  startedAt: number;
+  endedAt?: number;
+  exitCode?: number;
+  /** PTY offset where the command's output begins (after the echo of the command line). */
+  outputStart: number;
+  /** PTY offset where its output ended (before the next prompt); absent while running. */
+  outputEnd?: number;
+  /** The command went quiet with a prompt-like last screen line (since proto 1, feature exec.awaiting_input). */
+  awaitingInput?: boolean;
+}
+
+/** Offsets of one task stream: bytes ever written are [0, end); [start, end) is retained. */
+export interface StreamRange {
+  start: number;
+  end: number;
+}
+
+/** A background task: its own process group, stdout/stderr piped to logs on disk. */
+export interface TaskRecord {
+  kind: 'task';
+  id: string;
+  /** Exact argv (no shell) or `["bash","-c",command]`. */
+  argv: string[];
+  /** The command text when started through a shell. */
+  command?: string;
+  cwd: string;
+  pid: number;
+  /** Process group id (== pid: the task leads its own group). */
+  pgid: number;
+  state: 'running' | 'exited';
+  startedAt: number;
+  endedAt?: number;
+  exitCode?: number | null;
+  signal?: string | null;
+  stdout: StreamRange;
+  stderr: StreamRange;
+}
+
+/** Answer of `g.status`. */
+export interface GuardianStatus {
+  gid: string;
+  pid: number;
+  startTime: string | null;
+  build: string;
+  proto: number;
+  shell: {
+    pid: number;
+    alive: boolean;
+    /** Increments on every `reset_shell`. */
+    generation: number;
+    /** The shell printed its first prompt. */
+    ready: boolean;
+    exitCode?: number | null;
+    signal?: string | null;
+  };
+  /** Current working directory of the shell, if readable. */
+  cwd: string | null;
+  clock: ActivityClock;
+  pty: StreamRange;
+  foreground: CommandRecord | null;
+  tasks: TaskRecord[];
+  /** Daemon connections right now. */
+  daemonConnections: number;
+}
+
+// ---- params and results -------------------------------------------------------------------------
+
+/** `g.exec`: run `command` as the foreground command; wait up to `waitMs` for it to finish. */
+export interface ExecParams {
+  id: string;
+  command: string;
+  waitMs: number;
+  /** Quiet time after which a prompt-like screen counts as awaiting input, ms (default 1500). */
+  quietMs?: number;
+}
+
+/** `g.exec` result: the command record, or a refusal as a value. */
+export type ExecResult =
+  | { ok: true; cmd: CommandRecord }
+  | { ok: false; reason: 'command_already_running'; running: CommandRecord | null }
+  | { ok: false; reason: 'shell_not_ready' | 'shell_exited'; running: null };
+
+/** `g.wait`: wait up to `waitMs` for a command or task to finish (or await input). */
+export interface WaitParams {
+  id: string;
+  waitMs: number;
+  quietMs?: number;
+}
+
+/** Named keys accepted by `g.input` (DESIGN §5, issue 2). */
+export const KEY_SEQUENCES: Readonly<Record<string, string>> = {
+  Enter: '\r',
+  Tab: '\t',
+  Esc: '\x1b',
+  Escape: '\x1b',
+  Backspace: '\x7f',
+  'Ctrl-C': '\x03',
+  'Ctrl-D': '\x04',
+  'Ctrl-Z': '\x1a',
+  'Ctrl-L': '\x0c',
+  'Ctrl-U': '\x15',
+  Up: '\x1b[A',
+  Down: '\x1b[B',
+  Right: '\x1b[C',
+  Left: '\x1b[D',
+  Home: '\x1b[H',
+  End: '\x1b[F',
+  PageUp: '\x1b[5~',
+  PageDown: '\x1b[6~',
+  Delete: '\x1b[3~',
+};
+
+/** `g.input`: text first, then the named keys, in order. */
+export interface InputParams {
+  text?: string;
+  keys?: string[];
+}
+
+/** `g.read`: bytes of a source from absolute offset `from` (long-poll up to `waitMs`). */
+export interface ReadParams {
+  src: OutputSource;
+  from: number;
+  max: number;
+  waitMs?: number;
+}
+
+/**
+ * `g.read` result (DESIGN §3): `data` starts at `offset`; `next` = offset + data.length.
+ * Reading below the retained start returns from the start with `gap: true`.
+ */
+export interface ReadResult {
+  data: Uint8Array;
+  offset: number;
+  next: number;
+  gap: boolean;
+  /** Total bytes ever written to the source. */
+  end: number;
+  /** The source's producer ended (shell or task exited). */
+  exited: boolean;
+  exit_code: number | null;
+}
+
+/** `g.snapshot`: the current screen from the headless terminal model. */
+export interface SnapshotResult {
+  cols: number;
+  rows: number;
+  /** Screen lines as plain text (trailing spaces trimmed). */
+  lines: string[];
+  /** Serialized screen with attributes (ANSI), to repaint a real terminal. */
+  ansi: string;
+  cursor: { x: number; y: number };
+  /** PTY offset the screen reflects. */
+  offset: number;
+}
+
+/** `g.spawn`: start a background task in its own process group. */
+export interface SpawnParams {
+  id: string;
+  /** Exact argv (no shell). Exclusive with `command`. */
+  argv?: string[];
+  /** Run through `bash -c`. */
+  command?: string;
+  cwd?: string;
+  env?: Record<string, string>;
+}
+
+/** `g.stop`: signal escalation of a task's process group or the foreground command. */
+export interface StopParams {
+  id: string;
+}
+
+export interface ResizeParams {
+  cols: number;
+  rows: number;
+}
+
+/** `g.shutdown`: end everything (kill escalation, DESIGN §4.4), write exit.json, exit. */
+export interface ShutdownParams {
+  reason: 'closed' | 'killed' | 'reaped' | 'pruned' | 'reclaimed';
+}
+
+// ---- guards (the guardian validates every inbound request with these) --------------------------
+
+const isStr = (v: unknown): v is string => typeof v === 'string';
+const isNonNegInt = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
+const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+const isStrArray = (v: unknown): v is string[] => Array.isArray(v) && v.every(isStr);
+const isStrRecord = (v: unknown): v is Record<string, string> => isObj(v) && Object.values(v).every(isStr);
+
+export function isExecParams(v: unknown): v is ExecParams {
+  return isObj(v) && isStr(v.id) && isStr(v.command) && v.command.length > 0 && isNonNegInt(v.waitMs) && (v.quietMs === undefined || isNonNegInt(v.quietMs));
+}
+
+export function isWaitParams(v: unknown): v is WaitParams {
+  return isObj(v) && isStr(v.id) && isNonNegInt(v.waitMs) && (v.quietMs === undefined || isNonNegInt(v.quietMs));
+}
+
+export function isInputParams(v: unknown): v is InputParams {
+  if (!isObj(v)) return false;
+  if (v.text !== undefined && !isStr(v.text)) return false;
+  if (v.keys !== undefined && !(isStrArray(v.keys) && v.keys.every((k) => k in KEY_SEQUENCES))) return false;
+  return v.text !== undefined || v.keys !== undefined;
+}
+
+export function isOutputSource(v: unknown): v is OutputSource {
+  return v === 'pty' || (isStr(v) && /^task:[A-Za-z0-9_]+:(stdout|stderr)$/.test(v));
+}
+
+export function isReadParams(v: unknown): v is ReadParams {
+  return isObj(v) && isOutputSource(v.src) && isNonNegInt(v.from) && isNonNegInt(v.max) && v.max > 0 && (v.waitMs === undefined || isNonNegInt(v.waitMs));
+}
+
+export function isSpawnParams(v: unknown): v is SpawnParams {
+  if (!isObj(v) || !isStr(v.id)) return false;
+  const hasArgv = v.argv !== undefined;
+  const hasCmd = v.command !== undefined;
+  if (hasArgv === hasCmd) return false;
+  if (hasArgv && !(isStrArray(v.argv) && v.argv.length > 0)) return false;
+  if (hasCmd && !(isStr(v.command) && v.command.length > 0)) return false;
+  if (v.cwd !== undefined && !isStr(v.cwd)) return false;
+  if (v.env !== undefined && !isStrRecord(v.env)) return false;
+  return true;
+}
+
+export function isStopParams(v: unknown): v is StopParams {
+  return isObj(v) && isStr(v.id);
+}
+
+export function isResizeParams(v: unknown): v is ResizeParams {
+  return isObj(v) && isNonNegInt(v.cols) && isNonNegInt(v.rows) && v.cols > 0 && v.rows > 0 && v.cols <= 1000 && v.rows <= 1000;
+}
+
+export function isShutdownParams(v: unknown): v is ShutdownParams {
+  return isObj(v) && ['closed', 'killed', 'reaped', 'pruned', 'reclaimed'].includes(v.reason as string);
+}
+
+export function isGuardianSpec(v: unknown): v is GuardianSpec {
+  return (
+    isObj(v) &&
+    v.schema === 1 &&
+    isStr(v.gid) &&
+    isStr(v.cwd) &&
+    isStrRecord(v.env) &&
+    isNonNegInt(v.cols) &&
+    isNonNegInt(v.rows) &&
+    isStr(v.socketPath) &&
+    isStr(v.manifestPath) &&
+    isStr(v.sessionDir) &&
+    isNonNegInt(v.orphanTimeoutS) &&
+    isStr(v.daemonBuild)
+  );
+}

@@ -1,0 +1,36 @@
+import type { ToolProfileName } from '../../config/schema.js';
+import type { ToolDef } from './envelope.js';
+import { executeTool } from './execute.js';
+import { runtimeReadTool } from './runtime-read.js';
+import { sessionTool } from './session.js';
+import { workspaceTool } from './workspace.js';
+
+export * from './envelope.js';
+export { executeTool, runtimeReadTool, sessionTool, workspaceTool };
+
+/**
+ * The tool catalogue (DESIGN §6.4): only tools that are served end to end are listed here.
+ * The adapter registers these schemas; the daemon parses arguments with the same ones.
+ */
+export const TOOLS: readonly ToolDef[] = [workspaceTool, sessionTool, executeTool, runtimeReadTool];
+
+/** Every tool name DESIGN §6.4 reserves (a principal may name one before it is served). */
+export const RESERVED_TOOL_NAMES = [
+  'workspace', 'session', 'read', 'edit', 'move_out', 'observe', 'progress', 'execute', 'plan', 'artifact', 'skill_tool', 'mcp_tool',
+  'operation_batch', 'operation_manage', 'runtime_read', 'environment_read', 'environment', 'screenshot_capture', 'secret_provide',
+  'desktop_open', 'desktop_list_devices', 'desktop_connect', 'desktop_get_session', 'desktop_screenshot', 'desktop_action',
+  'desktop_set_control', 'desktop_select_display', 'desktop_disconnect', 'desktop_open_browser',
+] as const;
+
+/** Profiles (DESIGN §6.4): which tool names each includes. */
+export const PROFILES: Readonly<Record<ToolProfileName, readonly string[]>> = {
+  'read-only': ['workspace', 'session', 'read', 'observe', 'runtime_read', 'environment_read'],
+  terminal: ['workspace', 'session', 'execute', 'observe'],
+  coding: ['workspace', 'session', 'read', 'observe', 'runtime_read', 'environment_read', 'edit', 'execute', 'move_out', 'progress'],
+  full: RESERVED_TOOL_NAMES,
+};
+
+/** Looks up a served tool by name. */
+export function findTool(name: string): ToolDef | undefined {
+  return TOOLS.find((t) => t.name === name);
+}

@@ -1,0 +1,82 @@
+// Runs every compiled test (unit tests beside the code, scenario tests in test/dist) with
+// node:test, then checks the process table: any process that inherited this run's marker
+// (HOLDFAST_TEST_RUN) and is still alive is a leak — it is killed and the run fails.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const runId = randomBytes(6).toString('hex');
+const marker = `HOLDFAST_TEST_RUN=${runId}`;
+
+function findTests(dir) {
+  let out = [];
+  let names;
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return out;
+  }
+  for (const n of names) {
+    const p = join(dir, n);
+    const st = statSync(p);
+    if (st.isDirectory()) out = out.concat(findTests(p));
+    else if (n.endsWith('.test.js')) out.push(p);
+  }
+  return out;
+}
+
+const filter = process.argv.slice(2);
+let files = ['shared', 'guardian', 'daemon', 'adapter', 'test'].flatMap((w) => findTests(join(root, w, 'dist')));
+if (filter.length > 0) files = files.filter((f) => filter.some((x) => f.includes(x)));
+if (files.length === 0) {
+  console.error('no test files found: run `npm run build` first');
+  process.exit(1);
+}
+const concurrency = process.env.HOLDFAST_TEST_CONCURRENCY ?? '2';
+console.error(`holdfast tests: ${files.length} files, concurrency ${concurrency}, run ${runId}`);
+
+function leftovers() {
+  const found = [];
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue;
+    try {
+      const env = readFileSync(`/proc/${pid}/environ`, 'latin1');
+      if (!env.split('\0').includes(marker)) continue;
+      const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+      if (stat.slice(stat.lastIndexOf(')') + 2)[0] === 'Z') continue;
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').join(' ').trim();
+      found.push({ pid: Number(pid), cmd });
+    } catch {
+      // gone or not ours
+    }
+  }
+  return found;
+}
+
+const child = spawn(process.execPath, ['--test', `--test-concurrency=${concurrency}`, '--test-timeout=240000', ...files.map((f) => relative(root, f))], {
+  cwd: root,
+  stdio: 'inherit',
+  env: { ...process.env, HOLDFAST_TEST_RUN: runId },
+});
+child.on('exit', async (code, signal) => {
+  // Give processes that are already being killed a moment to disappear (poll, bounded).
+  let left = leftovers();
+  for (let i = 0; i < 50 && left.length > 0; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    left = leftovers();
+  }
+  if (left.length > 0) {
+    console.error(`\nLEAK CHECK FAILED: ${left.length} process(es) started by this test run are still alive:`);
+    for (const p of left) {
+      console.error(`  pid ${p.pid}: ${p.cmd}`);
+      try {
+        process.kill(p.pid, 'SIGKILL');
+      } catch {}
+    }
+    process.exit(1);
+  }
+  console.error('leak check: no process started by this test run is alive');
+  process.exit(code ?? (signal ? 1 : 0));
+});
