@@ -72,3 +72,9 @@ export const OutputLimits = {
   /** Text returned to the model per response, bytes (head dropped beyond). */
   MODEL_TEXT_MAX_BYTES: 64 * 1024,
 } as const;
+
+/**
+ * MCP protocol revisions the adapter serves (DESIGN §6.1): 2026-07-28 (modern, stateless) and
+ * the 2025 line (initialize, sessions). The adapter checks this against the SDK at start.
+ */
+export const MCP_PROTOCOL_VERSIONS = ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const;

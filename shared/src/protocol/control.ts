@@ -50,7 +50,7 @@ const Id = z.string().min(1).max(200);
 
 /** Output read result on the control socket (same shape as the guardian's, DESIGN §3). */
 export const ReadResultSchema = z.object({
-  data: z.instanceof(Uint8Array),
+  data: z.custom<Uint8Array>((v) => v instanceof Uint8Array, 'expected bytes'),
   offset: z.number(),
   next: z.number(),
   gap: z.boolean(),

@@ -19,7 +19,6 @@ export const executeTool = {
     command: z.string().optional().describe('Shell command line'),
     argv: z.array(z.string()).min(1).optional().describe('Exact argument vector (with shell=false)'),
     shell: z.boolean().optional(),
-    task: z.string().optional().describe('Project task name'),
     cwd: z.string().optional().describe('Working directory, relative to the workspace'),
     env: z.record(z.string(), z.string()).optional(),
     yield_time_ms: z.number().int().min(0).max(120000).optional().describe('Wait at most this long (default 10000)'),

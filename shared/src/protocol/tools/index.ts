@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import * as z from 'zod';
 import type { ToolProfileName } from '../../config/schema.js';
 import type { ToolDef } from './envelope.js';
 import { executeTool } from './execute.js';
@@ -6,6 +8,7 @@ import { sessionTool } from './session.js';
 import { workspaceTool } from './workspace.js';
 
 export * from './envelope.js';
+export * from './json-schema.js';
 export { executeTool, runtimeReadTool, sessionTool, workspaceTool };
 
 /**
@@ -33,4 +36,22 @@ export const PROFILES: Readonly<Record<ToolProfileName, readonly string[]>> = {
 /** Looks up a served tool by name. */
 export function findTool(name: string): ToolDef | undefined {
   return TOOLS.find((t) => t.name === name);
+}
+
+let revision: string | undefined;
+
+/**
+ * Tool-schema revision (issue 3 `runtime_read`): sha256 over every served tool's name,
+ * annotations and JSON Schemas, so a client can tell when its cached catalogue is stale.
+ */
+export function toolSchemaRevision(): string {
+  if (revision) return revision;
+  const doc = TOOLS.map((t) => ({
+    name: t.name,
+    annotations: t.annotations,
+    input: z.toJSONSchema(t.input, { io: 'input' }),
+    output: z.toJSONSchema(t.output),
+  }));
+  revision = createHash('sha256').update(JSON.stringify(doc)).digest('hex').slice(0, 16);
+  return revision;
 }

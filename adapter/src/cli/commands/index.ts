@@ -1,0 +1,14 @@
+import type { Command } from 'commander';
+import { registerAttach } from './attach.js';
+import { registerDaemon } from './daemon.js';
+import { registerDoctor } from './doctor.js';
+import { registerList } from './list.js';
+import { registerRestartDaemon } from './restart-daemon.js';
+import { registerSessionsAdmin } from './sessions-admin.js';
+import { registerWorkspace } from './workspace.js';
+
+/** Registers one subcommand (one file per command, house style). */
+export type RegisterCommand = (program: Command) => void;
+
+/** Every subcommand, in the order `--help` lists them. */
+export const COMMANDS: RegisterCommand[] = [registerList, registerAttach, registerSessionsAdmin, registerRestartDaemon, registerDoctor, registerWorkspace, registerDaemon];

@@ -1,0 +1,104 @@
+import { existsSync, mkdirSync, readFileSync, realpathSync, statSync, writeFileSync, renameSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
+import { Document, isMap, isSeq, parseDocument } from 'yaml';
+import { loadConfig, parseConfigText, type HoldfastConfig, type WorkspaceConfig } from '@holdfast/shared/config';
+import type { WorkspaceView } from '@holdfast/shared/control';
+import { HoldfastError } from '@holdfast/shared/errors';
+
+/**
+ * The daemon's view of `config.yaml` (DESIGN §2): loaded at start, reloaded after the daemon
+ * itself rewrites it (`workspace register`). Rewrites go through the `yaml` Document API so
+ * comments and key order survive, and are written atomically (0600).
+ */
+export class ConfigStore {
+  private current: HoldfastConfig;
+
+  constructor(readonly path: string) {
+    this.current = loadConfig(path);
+  }
+
+  get config(): HoldfastConfig {
+    return this.current;
+  }
+
+  /** Re-reads the file. @throws HoldfastError BAD_REQUEST if it no longer validates. */
+  reload(): HoldfastConfig {
+    this.current = loadConfig(this.path);
+    return this.current;
+  }
+
+  /** Registered workspaces with availability (the path exists and is a directory). */
+  listWorkspaces(): WorkspaceView[] {
+    return this.current.workspaces.map((w) => ({ name: w.name, path: w.path, description: w.description, available: isDirectory(w.path) }));
+  }
+
+  /** Finds a workspace by name. */
+  findWorkspace(name: string): WorkspaceConfig | undefined {
+    return this.current.workspaces.find((w) => w.name === name);
+  }
+
+  /**
+   * Registers a folder as a workspace (idempotent: the same path returns the existing entry).
+   * The name defaults to the folder's name; a name already used for another path is refused.
+   * @throws HoldfastError BAD_REQUEST for a path that is not a directory or a taken name.
+   */
+  registerWorkspace(path: string, name?: string, description?: string): { workspace: WorkspaceView; created: boolean } {
+    let root: string;
+    try {
+      root = realpathSync(path);
+    } catch {
+      throw new HoldfastError('BAD_REQUEST', `${path} does not exist`);
+    }
+    if (!isDirectory(root)) throw new HoldfastError('BAD_REQUEST', `${path} is not a directory`);
+    const wantName = sanitizeName(name ?? basename(root));
+    const samePath = this.current.workspaces.find((w) => safeRealpath(w.path) === root);
+    if (samePath && (name === undefined || samePath.name === wantName)) {
+      return { workspace: { name: samePath.name, path: samePath.path, description: samePath.description, available: true }, created: false };
+    }
+    const taken = this.current.workspaces.find((w) => w.name === wantName);
+    if (taken) throw new HoldfastError('BAD_REQUEST', `workspace name "${wantName}" is already used for ${taken.path}; pass --name`);
+
+    const text = existsSync(this.path) ? readFileSync(this.path, 'utf8') : '';
+    const doc: Document = text.trim() === '' ? new Document({}) : parseDocument(text);
+    if (doc.errors.length > 0) throw new HoldfastError('BAD_REQUEST', `${this.path}: ${doc.errors[0]!.message}`);
+    if (!isMap(doc.contents)) throw new HoldfastError('BAD_REQUEST', `${this.path}: the top level must be a mapping`);
+    let seq = doc.get('workspaces');
+    if (!isSeq(seq)) {
+      doc.set('workspaces', doc.createNode([]));
+      seq = doc.get('workspaces');
+    }
+    const entry: Record<string, string> = { name: wantName, path: root };
+    if (description) entry.description = description;
+    (seq as { add: (v: unknown) => void }).add(doc.createNode(entry));
+    const out = doc.toString();
+    parseConfigText(out, this.path); // never write a file we could not read back
+    mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+    const tmp = `${this.path}.${process.pid}.tmp`;
+    writeFileSync(tmp, out, { mode: 0o600 });
+    renameSync(tmp, this.path);
+    this.reload();
+    return { workspace: { name: wantName, path: root, description: description ?? '', available: true }, created: true };
+  }
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function safeRealpath(p: string): string | null {
+  try {
+    return realpathSync(p);
+  } catch {
+    return null;
+  }
+}
+
+/** Workspace names are `[A-Za-z0-9._-]`, 1–64 chars; other characters become `-`. */
+function sanitizeName(n: string): string {
+  const s = n.replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 64);
+  return s.length > 0 ? s : 'workspace';
+}

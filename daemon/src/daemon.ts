@@ -1,0 +1,237 @@
+import { spawn } from 'node:child_process';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { buildInfo, buildString } from '@holdfast/shared/build';
+import { ControlEvents } from '@holdfast/shared/control';
+import { HoldfastError } from '@holdfast/shared/errors';
+import { newId } from '@holdfast/shared/ids';
+import type { HomeLayout } from '@holdfast/shared/paths';
+import { ProtocolVersions } from '@holdfast/shared/protocol';
+import { ConfigStore } from './config-store.js';
+import { ControlServer } from './control-server.js';
+import { runDoctor } from './doctor.js';
+import { acquireDaemonLock, clearStaleSocket } from './lock.js';
+import type { Logger } from './log.js';
+import { createRouter, type ControlHandlers } from './router.js';
+import { SessionManager } from './sessions/manager.js';
+import { pickExpired } from './sessions/quota.js';
+import { Reaper } from './sessions/reaper.js';
+import { recoverSessions } from './sessions/recovery.js';
+import { checkpoint, openDatabase, type Db } from './store/db.js';
+import { EventsRepo } from './store/events-repo.js';
+import { SessionsRepo } from './store/sessions-repo.js';
+import type { ToolServices } from './tools/context.js';
+import { callTool } from './tools/registry.js';
+
+export interface DaemonOptions {
+  layout: HomeLayout;
+  /** Wait this long for the lock (a restart successor waits for its predecessor), ms. */
+  lockWaitMs: number;
+  log: Logger;
+}
+
+/**
+ * holdfastd (DESIGN §1, §4): singleton start, SQLite state, recovery of guardians, the control
+ * socket, the TTL reaper, and the `restart-daemon` handoff. One instance per HOLDFAST_HOME.
+ */
+export class Daemon {
+  readonly layout: HomeLayout;
+  private readonly log: Logger;
+  private db!: Db;
+  private configStore!: ConfigStore;
+  private sessionsRepo!: SessionsRepo;
+  private eventsRepo!: EventsRepo;
+  private manager!: SessionManager;
+  private reaper!: Reaper;
+  private server!: ControlServer;
+  private releaseLock: (() => Promise<void>) | null = null;
+  private draining = false;
+  private stopped = false;
+  private inflight = 0;
+  readonly startedAt = Date.now();
+  private exitResolve!: (code: number) => void;
+  /** Resolves with the exit code when the daemon has stopped. */
+  readonly exited = new Promise<number>((r) => (this.exitResolve = r));
+
+  constructor(private readonly opts: DaemonOptions) {
+    this.layout = opts.layout;
+    this.log = opts.log;
+  }
+
+  /** Starts everything; resolves when the control socket accepts connections. */
+  async start(): Promise<void> {
+    const l = this.layout;
+    for (const d of [l.home, l.runDir, l.guardianDir, l.sessionsDir, l.logsDir, l.stateDir]) mkdirSync(d, { recursive: true, mode: 0o700 });
+    this.releaseLock = await acquireDaemonLock(l, this.opts.lockWaitMs, (err) => {
+      this.log.error('daemon lock compromised; stopping', { error: err.message });
+      void this.stop(false, 1);
+    });
+    this.configStore = new ConfigStore(l.config);
+    this.db = openDatabase(l.db);
+    this.sessionsRepo = new SessionsRepo(this.db);
+    this.eventsRepo = new EventsRepo(this.db);
+    this.manager = new SessionManager(l, this.configStore, this.sessionsRepo, this.eventsRepo, this.log);
+    const report = await recoverSessions(l, this.manager, this.sessionsRepo, this.eventsRepo, this.log);
+    this.log.info('recovery done', { adopted: report.adopted.length, exited: report.exited.length, lost: report.lost.length, orphans_killed: report.orphansKilled.length });
+    this.eventsRepo.append({ kind: 'daemon.started', data: { pid: process.pid, build: buildString(), ...report } });
+
+    await clearStaleSocket(l.daemonSocket);
+    const services: ToolServices = { layout: l, config: this.configStore, sessions: this.manager, events: this.eventsRepo };
+    const router = createRouter(this.handlers(services), (m) => {
+      if (this.draining && m !== 'daemon.status') throw new HoldfastError('DAEMON_DRAINING', 'holdfastd is restarting; retry in a moment', { retryable: true });
+    });
+    this.server = new ControlServer(
+      l.daemonSocket,
+      async (m, p, ctx) => {
+        this.inflight++;
+        try {
+          return await router(m, p, ctx);
+        } finally {
+          this.inflight--;
+        }
+      },
+      this.log,
+    );
+    await this.server.listen();
+    this.reaper = new Reaper(this.manager, () => this.configStore.config.sessions.reaper_interval_ms, this.log);
+    this.reaper.start();
+    this.log.info('holdfastd ready', { pid: process.pid, build: buildString(), home: l.home });
+  }
+
+  private handlers(services: ToolServices): ControlHandlers {
+    const m = this.manager;
+    return {
+      'daemon.status': () => ({
+        pid: process.pid,
+        build: buildString(),
+        version: buildInfo().version,
+        started_at: this.startedAt,
+        draining: this.draining,
+        home: this.layout.home,
+        socket: this.layout.daemonSocket,
+        proto: ProtocolVersions.CONTROL,
+        guardian_protos: [...ProtocolVersions.GUARDIAN_SUPPORTED],
+        sessions: { live: this.sessionsRepo.listLive().length, total: this.sessionsRepo.listAll().length, max_live: this.configStore.config.sessions.max_live },
+      }),
+      'daemon.doctor': async () => ({ checks: await runDoctor(this.layout, this.db, this.sessionsRepo) }),
+      'daemon.restart': () => this.restart(),
+      'daemon.stop': (p) => {
+        setImmediate(() => void this.stop(p.kill_sessions, 0));
+        return { stopping: true };
+      },
+      'workspace.list': () => ({ workspaces: this.configStore.listWorkspaces() }),
+      'workspace.register': (p) => {
+        const r = this.configStore.registerWorkspace(p.path, p.name, p.description);
+        if (r.created) this.eventsRepo.append({ workspace: r.workspace.name, kind: 'workspace.registered', data: { path: r.workspace.path } });
+        return r;
+      },
+      'session.open': (p) => m.open(p),
+      'session.list': async (p) => ({ sessions: await m.list(p.all) }),
+      'session.get': async (p) => {
+        m.requireOwned(p.id, null);
+        return { session: await m.view(p.id) };
+      },
+      'session.kill': async (p) => {
+        const ids = p.all ? this.sessionsRepo.listLive().map((r) => r.id) : [m.requireOwned(p.id!, null).id];
+        await Promise.all(ids.map((id) => m.end(id, 'killed')));
+        return { killed: ids };
+      },
+      'session.prune': async (p) => {
+        const facts = await m.liveFacts();
+        const override = p.idle_seconds === undefined ? undefined : p.idle_seconds * 1000;
+        const pruned = pickExpired(facts, (e) => m.ttlMs(e), override);
+        await Promise.all(pruned.map((id) => m.end(id, 'pruned')));
+        return { pruned, kept_busy: facts.filter((f) => f.busy).map((f) => f.id) };
+      },
+      'session.read': async (p) => {
+        m.requireOwned(p.id, null);
+        const link = await m.ensureLink(p.id);
+        return link.read({ src: 'pty', from: p.from, max: p.max, waitMs: p.wait_ms });
+      },
+      'session.snapshot': async (p) => {
+        m.requireOwned(p.id, null);
+        return (await m.ensureLink(p.id)).snapshot();
+      },
+      'session.input': async (p) => {
+        m.requireOwned(p.id, null);
+        await (await m.ensureLink(p.id)).input({ ...(p.text !== undefined ? { text: p.text } : {}), ...(p.keys !== undefined ? { keys: p.keys } : {}) });
+        return { ok: true };
+      },
+      'session.exec': async (p) => {
+        m.requireOwned(p.id, null);
+        const r = await (await m.ensureLink(p.id)).exec({ id: newId('executionTask'), command: p.command, waitMs: p.wait_ms });
+        return r.ok ? { ok: true, cmd: r.cmd } : { ok: false, reason: r.reason, cmd: r.running };
+      },
+      'tool.call': (p, ctx) => callTool(p.tool, p.arguments, p.context, services, ctx.signal),
+    };
+  }
+
+  /**
+   * `restart-daemon` (DESIGN §4.5): drain (new requests answer DAEMON_DRAINING), tell clients,
+   * let in-flight requests finish (bounded), say bye to guardians, checkpoint the DB, start the
+   * successor (it binds once this one has released the lock and socket), exit. Guardians, PTYs,
+   * running commands and output offsets are untouched.
+   */
+  private async restart(): Promise<{ successor_pid: number }> {
+    if (this.draining) throw new HoldfastError('DAEMON_DRAINING', 'a restart is already under way', { retryable: true });
+    this.draining = true;
+    this.log.info('restart requested: draining');
+    this.server.broadcast(ControlEvents.draining, { pid: process.pid });
+    const successor = this.spawnSuccessor();
+    setImmediate(() => void this.handOff());
+    return { successor_pid: successor };
+  }
+
+  private spawnSuccessor(): number {
+    mkdirSync(this.layout.logsDir, { recursive: true, mode: 0o700 });
+    const fd = openSync(this.layout.daemonLog, 'a', 0o600);
+    try {
+      const entry = fileURLToPath(new URL('./main.js', import.meta.url));
+      const child = spawn(process.execPath, [entry, 'run', '--home', this.layout.home, '--takeover'], {
+        detached: true,
+        stdio: ['ignore', fd, fd],
+        env: { ...process.env, HOLDFAST_HOME: this.layout.home },
+      });
+      child.unref();
+      return child.pid ?? -1;
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  private async handOff(): Promise<void> {
+    // Let in-flight requests (other than the restart itself) finish, bounded.
+    const until = Date.now() + 3000;
+    while (this.inflight > 1 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+    await this.stop(false, 0);
+  }
+
+  /**
+   * Stops the daemon: guardians are left running (they outlive the daemon) unless
+   * `killSessions`; the DB is checkpointed and closed; lock and socket are released.
+   */
+  async stop(killSessions: boolean, code: number): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.draining = true;
+    this.reaper?.stop();
+    if (killSessions && this.manager) {
+      await Promise.all(this.sessionsRepo.listLive().map((r) => this.manager.end(r.id, 'killed').catch(() => undefined)));
+    }
+    await this.server?.close();
+    this.server?.disconnectAll();
+    await this.manager?.byeAll();
+    if (this.db) {
+      try {
+        this.eventsRepo.append({ kind: 'daemon.stopped', data: { pid: process.pid } });
+        checkpoint(this.db);
+        this.db.close();
+      } catch (err) {
+        this.log.warn('closing the database failed', { error: (err as Error).message });
+      }
+    }
+    await this.releaseLock?.();
+    this.log.info('holdfastd stopped', { pid: process.pid });
+    this.exitResolve(code);
+  }
+}

@@ -1,0 +1,42 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import { homeLayout, resolveHome } from '@holdfast/shared/paths';
+import { Daemon } from './daemon.js';
+import { log } from './log.js';
+
+/**
+ * `holdfastd [run] [--home DIR] [--takeover]` (also `holdfast daemon run`). Runs in the
+ * foreground until stopped; logs go to stderr. `--takeover` is how a restart successor starts:
+ * it waits for its predecessor to release the lock and socket.
+ */
+async function main(): Promise<void> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: { home: { type: 'string' }, takeover: { type: 'boolean', default: false } },
+  });
+  if (positionals.length > 0 && positionals[0] !== 'run') {
+    process.stderr.write(`holdfastd: unknown command ${positionals[0]} (usage: holdfastd [run] [--home DIR])\n`);
+    process.exit(2);
+  }
+  const home = resolveHome(values.home ? { ...process.env, HOLDFAST_HOME: values.home } : process.env);
+  process.env.HOLDFAST_HOME = home;
+  const daemon = new Daemon({ layout: homeLayout(home), lockWaitMs: values.takeover ? 15_000 : 0, log });
+  const onSignal = (sig: NodeJS.Signals): void => {
+    log.info('signal received: stopping (sessions keep running)', { signal: sig });
+    void daemon.stop(false, 0);
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  process.on('SIGHUP', () => undefined);
+  try {
+    await daemon.start();
+  } catch (err) {
+    log.error('holdfastd failed to start', { error: (err as Error).message });
+    process.stderr.write(`holdfastd: ${(err as Error).message}\n`);
+    process.exit(1);
+  }
+  const code = await daemon.exited;
+  process.exit(code);
+}
+
+void main();

@@ -1,0 +1,154 @@
+import { buildString } from '@holdfast/shared/build';
+import { HoldfastError } from '@holdfast/shared/errors';
+import {
+  G,
+  GEvents,
+  ProtocolVersions,
+  type CommandRecord,
+  type ExecParams,
+  type ExecResult,
+  type ExitRecord,
+  type GuardianStatus,
+  type InputParams,
+  type ReadParams,
+  type ReadResult,
+  type ShutdownParams,
+  type SnapshotResult,
+  type SpawnParams,
+  type TaskRecord,
+  type WaitParams,
+} from '@holdfast/shared/protocol';
+import { dialPeer, type RpcPeer } from '@holdfast/shared/wire';
+
+/** Extra time granted on top of a guardian-side wait before the link gives up, ms. */
+const WAIT_SLACK_MS = 5000;
+
+export interface LinkEvents {
+  onDone?: (rec: CommandRecord | TaskRecord) => void;
+  onExit?: (rec: ExitRecord) => void;
+  onClose?: () => void;
+}
+
+/**
+ * The daemon's client of one guardian (DESIGN §3 guardian protocol): a typed wrapper over the
+ * RPC peer. Every method maps to one guardian method; deadlines include the guardian-side wait.
+ * @throws HoldfastError `GUARDIAN_UNAVAILABLE` (retryable) when the connection is gone.
+ */
+export class GuardianLink {
+  private constructor(
+    readonly gid: string,
+    private readonly peer: RpcPeer,
+  ) {}
+
+  /**
+   * Dials a guardian's socket and completes the handshake.
+   * @throws HoldfastError `NOT_CONNECTED`/`TIMEOUT` when it does not answer, `PROTOCOL_VERSION`.
+   */
+  static async connect(gid: string, socketPath: string, timeoutMs: number, events: LinkEvents): Promise<GuardianLink> {
+    const peer = await dialPeer(socketPath, {
+      hello: { proto: ProtocolVersions.GUARDIAN, role: 'daemon', build: buildString(), pid: process.pid, features: [] },
+      timeoutMs,
+    });
+    const welcome = peer.remote;
+    if (!welcome || !ProtocolVersions.GUARDIAN_SUPPORTED.includes(welcome.proto)) {
+      peer.close();
+      throw new HoldfastError('PROTOCOL_VERSION', `guardian ${gid} speaks protocol ${welcome?.proto}; this daemon speaks ${ProtocolVersions.GUARDIAN_SUPPORTED.join(', ')}`);
+    }
+    const link = new GuardianLink(gid, peer);
+    peer.on('event', (ev, d) => {
+      if (ev === GEvents.done) events.onDone?.(d as CommandRecord | TaskRecord);
+      else if (ev === GEvents.exit) events.onExit?.(d as ExitRecord);
+    });
+    peer.on('close', () => events.onClose?.());
+    return link;
+  }
+
+  get isOpen(): boolean {
+    return this.peer.isOpen;
+  }
+
+  /** Features the guardian announced. */
+  get features(): string[] {
+    return this.peer.remote?.features ?? [];
+  }
+
+  /** Guardian protocol version agreed in the handshake. */
+  get proto(): number {
+    return this.peer.remote?.proto ?? ProtocolVersions.GUARDIAN;
+  }
+
+  /** Build string the guardian announced. */
+  get build(): string {
+    return this.peer.remote?.build ?? 'unknown';
+  }
+
+  status(timeoutMs = 5000): Promise<GuardianStatus> {
+    return this.call(G.status, {}, timeoutMs);
+  }
+
+  exec(p: ExecParams): Promise<ExecResult> {
+    return this.call(G.exec, p, p.waitMs + WAIT_SLACK_MS + 10_000);
+  }
+
+  wait(p: WaitParams): Promise<CommandRecord | TaskRecord> {
+    return this.call(G.wait, p, p.waitMs + WAIT_SLACK_MS);
+  }
+
+  input(p: InputParams): Promise<{ written: number }> {
+    return this.call(G.input, p, 5000);
+  }
+
+  read(p: ReadParams): Promise<ReadResult> {
+    return this.call(G.read, p, (p.waitMs ?? 0) + WAIT_SLACK_MS);
+  }
+
+  snapshot(): Promise<SnapshotResult> {
+    return this.call(G.snapshot, {}, 10_000);
+  }
+
+  spawn(p: SpawnParams): Promise<TaskRecord> {
+    return this.call(G.spawn, p, 10_000);
+  }
+
+  stop(id: string): Promise<CommandRecord | TaskRecord> {
+    return this.call(G.stop, { id }, 15_000);
+  }
+
+  resetShell(): Promise<GuardianStatus> {
+    return this.call(G.resetShell, {}, 20_000);
+  }
+
+  resize(cols: number, rows: number): Promise<unknown> {
+    return this.call(G.resize, { cols, rows }, 5000);
+  }
+
+  /** Asks the guardian to end everything and exit; resolves with its exit record. */
+  shutdown(p: ShutdownParams): Promise<ExitRecord> {
+    return this.call(G.shutdown, p, 15_000);
+  }
+
+  /** Tells the guardian this daemon is leaving (restart handoff) and closes the link. */
+  async bye(): Promise<void> {
+    try {
+      await this.call(G.bye, {}, 2000);
+    } catch {
+      // leaving anyway
+    }
+    this.peer.close();
+  }
+
+  close(): void {
+    this.peer.close();
+  }
+
+  private async call<R>(method: string, params: unknown, deadlineMs: number): Promise<R> {
+    try {
+      return await this.peer.request<R>(method, params, { deadlineMs });
+    } catch (err) {
+      if (err instanceof HoldfastError && err.code === 'NOT_CONNECTED') {
+        throw new HoldfastError('GUARDIAN_UNAVAILABLE', `the guardian of ${this.gid} is not connected; retry shortly`, { cause: err });
+      }
+      throw err;
+    }
+  }
+}

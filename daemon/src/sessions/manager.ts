@@ -1,0 +1,458 @@
+import { realpathSync, rmSync } from 'node:fs';
+import type { HoldfastConfig } from '@holdfast/shared/config';
+import type { Affinity, SessionView } from '@holdfast/shared/control';
+import { HoldfastError } from '@holdfast/shared/errors';
+import { isId, newId } from '@holdfast/shared/ids';
+import { guardianPaths, type HomeLayout } from '@holdfast/shared/paths';
+import { isProcessAlive, processStartTime, readJson, SessionDefaults, type ExitRecord, type GuardianStatus, type ShutdownParams } from '@holdfast/shared/protocol';
+import type { ConfigStore } from '../config-store.js';
+import type { Logger } from '../log.js';
+import type { EventsRepo } from '../store/events-repo.js';
+import type { SessionRow, SessionsRepo } from '../store/sessions-repo.js';
+import { launchGuardian } from './launcher.js';
+import { GuardianLink } from './link.js';
+import { killWithEscalation, sweepSession } from './process-sweep.js';
+import { pickReclaimable, quotaCounts, type LiveSessionFacts } from './quota.js';
+
+/** Why the daemon ended a session (`end_reason`), DESIGN §4.3–§4.4. */
+export type EndReason = ShutdownParams['reason'];
+
+export interface OpenRequest {
+  principal: string;
+  workspace?: string | undefined;
+  remote_session_id?: string | undefined;
+  affinity: Affinity;
+  conversation_id?: string | undefined;
+}
+
+export interface OpenResult {
+  session: SessionView;
+  created: boolean;
+}
+
+interface Entry {
+  link: GuardianLink | null;
+  linking: Promise<GuardianLink> | null;
+  /** Last status read from the guardian, and when. */
+  status: GuardianStatus | null;
+  statusAt: number;
+  /** Set while the daemon itself is ending the session (a link close is then expected). */
+  ending: boolean;
+}
+
+/**
+ * The session registry (DESIGN §4): attach-or-create with a single-flight per key, quota with
+ * reclaim, kill escalation, and the bookkeeping of every state change (a lifecycle event row
+ * each). The DB holds intent; guardians hold runtime truth; links connect the two.
+ */
+export class SessionManager {
+  private readonly entries = new Map<string, Entry>();
+  private readonly inflight = new Map<string, Promise<OpenResult>>();
+  private createChain: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly layout: HomeLayout,
+    private readonly config: ConfigStore,
+    private readonly sessions: SessionsRepo,
+    private readonly events: EventsRepo,
+    private readonly log: Logger,
+  ) {}
+
+  private get cfg(): HoldfastConfig['sessions'] {
+    return this.config.config.sessions;
+  }
+
+  // ---- open ----------------------------------------------------------------------------------
+
+  /**
+   * Attach-or-create (DESIGN §4.2). With `remote_session_id`: exactly that session of this
+   * principal, else `SESSION_NOT_FOUND`. Otherwise the live session of the affinity key, or a new
+   * one (one guardian per key even under concurrent opens).
+   * @throws HoldfastError SESSION_NOT_FOUND, WORKSPACE_NOT_FOUND, QUOTA_EXCEEDED, SPAWN_FAILED.
+   */
+  async open(req: OpenRequest): Promise<OpenResult> {
+    if (req.remote_session_id !== undefined) {
+      const row = this.requireOwned(req.remote_session_id, req.principal);
+      if (row.state === 'running') await this.ensureLink(row.id).catch(() => undefined);
+      return { session: await this.view(row.id), created: false };
+    }
+    const ws = this.resolveWorkspace(req.workspace);
+    const root = canonicalRoot(ws.path);
+    const affinity = req.affinity === 'conversation' && !req.conversation_id ? 'workspace' : req.affinity;
+    const key = sessionKey(affinity, req.principal, root, req.conversation_id);
+    if (key === null) return this.create(req.principal, ws.name, root, affinity, null);
+    const pending = this.inflight.get(key);
+    if (pending) return pending.then((r) => ({ ...r, created: false }));
+    const p = (async (): Promise<OpenResult> => {
+      const live = this.sessions.findLiveByKey(key);
+      if (live) {
+        if (live.state === 'running') {
+          try {
+            await this.ensureLink(live.id);
+          } catch {
+            // unreachable guardian: treat as gone and create a fresh session below
+            await this.checkGone(live.id);
+          }
+        }
+        const again = this.sessions.get(live.id);
+        if (again && (again.state === 'running' || again.state === 'starting')) return { session: await this.view(live.id), created: false };
+      }
+      return this.create(req.principal, ws.name, root, affinity, key);
+    })().finally(() => this.inflight.delete(key));
+    this.inflight.set(key, p);
+    return p;
+  }
+
+  private resolveWorkspace(name: string | undefined): { name: string; path: string } {
+    const all = this.config.config.workspaces;
+    if (name === undefined) {
+      if (all.length === 1) return all[0]!;
+      if (all.length === 0) throw new HoldfastError('WORKSPACE_NOT_FOUND', 'no workspace is registered; run `holdfast workspace register <path>`');
+      throw new HoldfastError('BAD_REQUEST', `several workspaces are registered; pass workspace=one of ${all.map((w) => w.name).join(', ')}`, {
+        details: { workspaces: all.map((w) => w.name) },
+      });
+    }
+    const ws = this.config.findWorkspace(name);
+    if (!ws) {
+      throw new HoldfastError('WORKSPACE_NOT_FOUND', `no workspace named "${name}"; registered: ${all.map((w) => w.name).join(', ') || '(none)'}`, {
+        details: { workspaces: all.map((w) => w.name) },
+      });
+    }
+    return ws;
+  }
+
+  private async create(principal: string, workspace: string, root: string, affinity: Affinity, key: string | null): Promise<OpenResult> {
+    const id = newId('remoteSession');
+    // Quota check + insert are serialised so concurrent opens cannot overshoot the limit.
+    const admitted = this.createChain.then(() => this.admit(id, principal, workspace, root, affinity, key));
+    this.createChain = admitted.catch(() => undefined);
+    const existing = await admitted;
+    if (existing) return { session: await this.view(existing), created: false };
+
+    const entry = this.entry(id);
+    try {
+      const launched = await launchGuardian(
+        this.layout,
+        { gid: id, cwd: root, cols: SessionDefaults.PTY_COLS, rows: SessionDefaults.PTY_ROWS, orphanTimeoutS: this.cfg.orphan_timeout_s, ...(this.cfg.shell ? { shell: this.cfg.shell } : {}) },
+        this.linkEvents(id),
+      );
+      entry.link = launched.link;
+      const st = await launched.link.status();
+      entry.status = st;
+      entry.statusAt = Date.now();
+      this.sessions.update(id, {
+        state: 'running',
+        guardian_pid: st.pid,
+        guardian_start_time: st.startTime ?? processStartTime(st.pid),
+        guardian_socket: guardianPaths(this.layout, id).socket,
+        guardian_proto: launched.link.proto,
+        guardian_build: launched.link.build,
+        shell_pid: st.shell.pid,
+      });
+      this.events.append({ session_id: id, workspace, kind: 'session.running', data: { guardian_pid: st.pid, shell_pid: st.shell.pid } });
+    } catch (err) {
+      this.sessions.update(id, { state: 'lost', ended_at: Date.now(), end_reason: 'spawn_failed' });
+      this.events.append({ session_id: id, workspace, kind: 'session.lost', data: { reason: 'spawn_failed', message: (err as Error).message } });
+      this.entries.delete(id);
+      throw err;
+    }
+    return { session: await this.view(id), created: true };
+  }
+
+  /** Quota + insert. Returns the id of a live session that won the key instead, or null. */
+  private async admit(id: string, principal: string, workspace: string, root: string, affinity: Affinity, key: string | null): Promise<string | null> {
+    if (key !== null) {
+      const live = this.sessions.findLiveByKey(key);
+      if (live) return live.id;
+    }
+    const live = this.sessions.listLive();
+    if (live.length >= this.cfg.max_live) {
+      const facts = await this.liveFacts(live);
+      const victim = pickReclaimable(facts);
+      if (!victim) {
+        const counts = quotaCounts(facts, this.cfg.max_live);
+        throw new HoldfastError(
+          'QUOTA_EXCEEDED',
+          `${counts.live} of ${counts.max_live} sessions are live (${counts.busy} busy, ${counts.idle_executed} idle after executing, ${counts.never_executed} never used) and none can be reclaimed; close one with session(action="close") or \`holdfast prune\``,
+          { retryable: false, details: { ...counts } },
+        );
+      }
+      await this.end(victim, 'reclaimed');
+    }
+    try {
+      this.sessions.insert({ id, principal, workspace, workspace_root: root, affinity, session_key: key }, Date.now());
+    } catch (err) {
+      if (key !== null && /UNIQUE/.test((err as Error).message)) {
+        const won = this.sessions.findLiveByKey(key);
+        if (won) return won.id;
+      }
+      throw err;
+    }
+    this.events.append({ session_id: id, workspace, kind: 'session.created', data: { principal, affinity, workspace_root: root } });
+    return null;
+  }
+
+  // ---- links ---------------------------------------------------------------------------------
+
+  private entry(id: string): Entry {
+    let e = this.entries.get(id);
+    if (!e) {
+      e = { link: null, linking: null, status: null, statusAt: 0, ending: false };
+      this.entries.set(id, e);
+    }
+    return e;
+  }
+
+  private linkEvents(id: string) {
+    return {
+      onExit: (rec: ExitRecord) => void this.markEnded(id, rec),
+      onDone: () => {
+        const e = this.entries.get(id);
+        if (e) e.statusAt = 0; // status changed: refresh on next view
+      },
+      onClose: () => {
+        const e = this.entries.get(id);
+        if (e) e.link = null;
+        if (e && !e.ending) void this.checkGone(id);
+      },
+    };
+  }
+
+  /**
+   * The link to a running session's guardian, connecting if needed.
+   * @throws HoldfastError SESSION_EXITED when the session is not running, GUARDIAN_UNAVAILABLE.
+   */
+  async ensureLink(id: string): Promise<GuardianLink> {
+    const row = this.sessions.get(id);
+    if (!row) throw new HoldfastError('SESSION_NOT_FOUND', `no session ${id}`);
+    if (row.state !== 'running' && row.state !== 'starting') {
+      throw new HoldfastError('SESSION_EXITED', `session ${id} is ${row.state}${row.end_reason ? ` (${row.end_reason})` : ''}; open a new one with session(action="open")`);
+    }
+    const e = this.entry(id);
+    if (e.link && e.link.isOpen) return e.link;
+    if (e.linking) return e.linking;
+    if (!row.guardian_socket) throw new HoldfastError('GUARDIAN_UNAVAILABLE', `session ${id} is still starting; retry shortly`);
+    const socket = row.guardian_socket;
+    e.linking = GuardianLink.connect(id, socket, 3000, this.linkEvents(id))
+      .then((link) => {
+        e.link = link;
+        return link;
+      })
+      .catch(async (err: unknown) => {
+        await this.checkGone(id);
+        throw new HoldfastError('GUARDIAN_UNAVAILABLE', `cannot reach the guardian of ${id}: ${(err as Error).message}`, { cause: err });
+      })
+      .finally(() => {
+        e.linking = null;
+      });
+    return e.linking;
+  }
+
+  /** Adopts an already-connected guardian (recovery). */
+  adopt(id: string, link: GuardianLink, st: GuardianStatus): void {
+    const e = this.entry(id);
+    e.link = link;
+    e.status = st;
+    e.statusAt = Date.now();
+  }
+
+  /** Events for links made by recovery. */
+  eventsFor(id: string) {
+    return this.linkEvents(id);
+  }
+
+  /** Current guardian status (cached up to `maxAgeMs`). */
+  async status(id: string, maxAgeMs = 0): Promise<GuardianStatus> {
+    const e = this.entry(id);
+    if (e.status && Date.now() - e.statusAt <= maxAgeMs) return e.status;
+    const link = await this.ensureLink(id);
+    const st = await link.status();
+    e.status = st;
+    e.statusAt = Date.now();
+    const lastActivity = Math.max(st.clock.lastPtyActivityAt, st.clock.lastInstructionAt);
+    const row = this.sessions.get(id);
+    if (row && (row.last_activity_at !== lastActivity || row.ever_executed !== (st.clock.everExecuted ? 1 : 0) || row.shell_pid !== st.shell.pid)) {
+      this.sessions.update(id, { last_activity_at: lastActivity, ever_executed: st.clock.everExecuted ? 1 : 0, pty_end: st.pty.end, shell_pid: st.shell.pid });
+    }
+    return st;
+  }
+
+  /**
+   * Checks whether a session whose link closed is really gone: guardian dead → exited (with its
+   * exit record) or lost (without one).
+   */
+  async checkGone(id: string): Promise<boolean> {
+    const row = this.sessions.get(id);
+    if (!row || (row.state !== 'running' && row.state !== 'starting')) return true;
+    if (row.guardian_pid && isProcessAlive(row.guardian_pid, row.guardian_start_time)) return false;
+    const rec = readJson<ExitRecord>(guardianPaths(this.layout, id).exitRecord);
+    await this.markEnded(id, rec);
+    return true;
+  }
+
+  /**
+   * Records the end of a session: `exited` when its shell ended by itself, `closed` when the
+   * daemon ended it, `lost` with no exit record. Writes a lifecycle event and sweeps leftovers.
+   */
+  async markEnded(id: string, rec: ExitRecord | null, reason?: EndReason): Promise<void> {
+    const row = this.sessions.get(id);
+    if (!row || row.state === 'exited' || row.state === 'closed' || row.state === 'lost') return;
+    const why = reason ?? rec?.reason ?? 'lost';
+    const state = rec === null && reason === undefined ? 'lost' : why === 'shell_exit' || why === 'orphan' || why === 'signal' ? 'exited' : 'closed';
+    this.sessions.update(id, {
+      state,
+      exit_code: rec?.code ?? null,
+      exit_signal: rec?.signal ?? null,
+      ended_at: rec?.endedAt ?? Date.now(),
+      end_reason: why,
+      pty_end: rec?.finalOffsets.pty ?? row.pty_end,
+    });
+    this.events.append({ session_id: id, workspace: row.workspace, kind: `session.${state}`, data: { reason: why, exit_code: rec?.code ?? null, signal: rec?.signal ?? null } });
+    const e = this.entries.get(id);
+    e?.link?.close();
+    this.entries.delete(id);
+    rmSync(guardianPaths(this.layout, id).manifest, { force: true });
+    const swept = await sweepSession(id);
+    if (swept > 0) this.log.warn('swept leftover processes', { session: id, count: swept });
+  }
+
+  // ---- end -----------------------------------------------------------------------------------
+
+  /**
+   * Ends a session (DESIGN §4.4): the guardian runs the kill escalation on the shell's terminal
+   * session and every task process group and writes exit.json; if it cannot be reached the daemon
+   * kills it (pid + start time checked) and sweeps the session's processes itself.
+   */
+  async end(id: string, reason: EndReason): Promise<void> {
+    const row = this.sessions.get(id);
+    if (!row) throw new HoldfastError('SESSION_NOT_FOUND', `no session ${id}`);
+    if (row.state !== 'running' && row.state !== 'starting') return;
+    const e = this.entry(id);
+    e.ending = true;
+    let rec: ExitRecord | null = null;
+    try {
+      const link = await this.ensureLink(id);
+      rec = await link.shutdown({ reason });
+    } catch (err) {
+      this.log.warn('guardian shutdown failed; killing it directly', { session: id, error: (err as Error).message });
+      if (row.guardian_pid && isProcessAlive(row.guardian_pid, row.guardian_start_time)) await killWithEscalation([row.guardian_pid]);
+    }
+    await this.markEnded(id, rec, reason);
+  }
+
+  // ---- queries -------------------------------------------------------------------------------
+
+  /** A session row of this principal. @throws HoldfastError SESSION_NOT_FOUND (also for another principal's). */
+  requireOwned(id: string, principal: string | null): SessionRow {
+    if (!isId('remoteSession', id)) {
+      throw new HoldfastError('SESSION_NOT_FOUND', `"${id}" is not a remote_session_id; pass the full rs_… id returned by session(action="open")`);
+    }
+    const row = this.sessions.get(id);
+    if (!row || (principal !== null && row.principal !== principal)) {
+      throw new HoldfastError('SESSION_NOT_FOUND', `no session ${id} for this principal; open one with session(action="open")`);
+    }
+    return row;
+  }
+
+  /** The public view of a session, with live facts from its guardian when it runs. */
+  async view(id: string, maxStatusAgeMs = 0): Promise<SessionView> {
+    const row = this.sessions.get(id);
+    if (!row) throw new HoldfastError('SESSION_NOT_FOUND', `no session ${id}`);
+    let st: GuardianStatus | null = null;
+    if (row.state === 'running') {
+      try {
+        st = await this.status(id, maxStatusAgeMs);
+      } catch {
+        st = null;
+      }
+    }
+    const fresh = this.sessions.get(id)!;
+    return toView(fresh, st, this.cfg);
+  }
+
+  /** Views of live sessions (or all, with `all`). */
+  async list(all: boolean): Promise<SessionView[]> {
+    const rows = all ? this.sessions.listAll() : this.sessions.listLive();
+    return Promise.all(rows.map((r) => this.view(r.id, 500)));
+  }
+
+  /** Idle facts of live sessions (used by quota, reaper and prune). */
+  async liveFacts(rows: SessionRow[] = this.sessions.listLive()): Promise<LiveSessionFacts[]> {
+    const now = Date.now();
+    return Promise.all(
+      rows.map(async (r): Promise<LiveSessionFacts> => {
+        try {
+          const st = await this.status(r.id, 0);
+          const last = Math.max(st.clock.lastPtyActivityAt, st.clock.lastInstructionAt);
+          return { id: r.id, busy: st.clock.busy, everExecuted: st.clock.everExecuted, idleMs: now - last, lastActivityAt: last, reachable: true };
+        } catch {
+          return { id: r.id, busy: false, everExecuted: r.ever_executed === 1, idleMs: now - r.last_activity_at, lastActivityAt: r.last_activity_at, reachable: false };
+        }
+      }),
+    );
+  }
+
+  /** Idle TTL of a tier, ms (DESIGN §4.3). */
+  ttlMs(everExecuted: boolean): number {
+    return 1000 * (everExecuted ? this.cfg.ttl_executed_s : this.cfg.ttl_never_executed_s);
+  }
+
+  /** Live links (for restart handoff). */
+  liveLinks(): GuardianLink[] {
+    return [...this.entries.values()].map((e) => e.link).filter((l): l is GuardianLink => l !== null && l.isOpen);
+  }
+
+  /** Says bye to every guardian and drops the links (restart handoff, DESIGN §4.5). */
+  async byeAll(): Promise<void> {
+    const links = this.liveLinks();
+    for (const e of this.entries.values()) e.ending = true;
+    await Promise.all(links.map((l) => l.bye()));
+  }
+}
+
+/** The affinity key (DESIGN §4.2), or null for `thread` (always a new session). */
+export function sessionKey(affinity: Affinity, principal: string, root: string, conversationId?: string): string | null {
+  switch (affinity) {
+    case 'workspace':
+      return JSON.stringify(['w', principal, root]);
+    case 'conversation':
+      return JSON.stringify(['c', principal, conversationId ?? '', root]);
+    case 'thread':
+      return null;
+  }
+}
+
+function canonicalRoot(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    throw new HoldfastError('WORKSPACE_NOT_FOUND', `workspace folder ${path} is not available`);
+  }
+}
+
+function toView(row: SessionRow, st: GuardianStatus | null, cfg: HoldfastConfig['sessions']): SessionView {
+  const lastActivity = st ? Math.max(st.clock.lastPtyActivityAt, st.clock.lastInstructionAt) : row.last_activity_at;
+  const ever = st ? st.clock.everExecuted : row.ever_executed === 1;
+  const endTime = row.ended_at ?? Date.now();
+  return {
+    remote_session_id: row.id,
+    principal: row.principal,
+    workspace: row.workspace,
+    workspace_root: row.workspace_root,
+    affinity: row.affinity,
+    state: row.state,
+    guardian_pid: row.guardian_pid,
+    shell_pid: st ? st.shell.pid : row.shell_pid,
+    created_at: row.created_at,
+    last_activity_at: lastActivity,
+    ever_executed: ever,
+    busy: st ? st.clock.busy : false,
+    idle_seconds: Math.max(0, Math.round((endTime - lastActivity) / 1000)),
+    ttl_seconds: ever ? cfg.ttl_executed_s : cfg.ttl_never_executed_s,
+    pty_end: st ? st.pty.end : row.pty_end,
+    exit_code: row.exit_code,
+    exit_signal: row.exit_signal,
+    ended_at: row.ended_at,
+    end_reason: row.end_reason,
+  };
+}

@@ -1,0 +1,23 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { pickExpired, pickReclaimable, quotaCounts, type LiveSessionFacts } from './quota.js';
+
+const f = (id: string, o: Partial<LiveSessionFacts>): LiveSessionFacts => ({ id, busy: false, everExecuted: false, idleMs: 0, lastActivityAt: 0, reachable: true, ...o });
+
+describe('quota rules', () => {
+  it('reclaims the least recently active never-used idle session', () => {
+    const facts = [f('a', { lastActivityAt: 5 }), f('b', { lastActivityAt: 2 }), f('c', { everExecuted: true, lastActivityAt: 1 })];
+    assert.equal(pickReclaimable(facts), 'b');
+  });
+  it('never reclaims busy, executed or unreachable sessions', () => {
+    const facts = [f('a', { busy: true }), f('b', { everExecuted: true }), f('c', { reachable: false })];
+    assert.equal(pickReclaimable(facts), null);
+    assert.deepEqual(quotaCounts(facts, 3), { live: 3, max_live: 3, busy: 1, idle_executed: 1, never_executed: 1 });
+  });
+  it('expires by tier and keeps busy sessions', () => {
+    const ttl = (e: boolean) => (e ? 4000 : 2000);
+    const facts = [f('new', { idleMs: 2500 }), f('used', { everExecuted: true, idleMs: 2500 }), f('busy', { busy: true, idleMs: 99999 })];
+    assert.deepEqual(pickExpired(facts, ttl), ['new']);
+    assert.deepEqual(pickExpired(facts, ttl, 0), ['new', 'used']);
+  });
+});

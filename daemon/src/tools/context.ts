@@ -1,0 +1,20 @@
+import type { CallContext } from '@holdfast/shared/control';
+import type { HomeLayout } from '@holdfast/shared/paths';
+import type { ConfigStore } from '../config-store.js';
+import type { SessionManager } from '../sessions/manager.js';
+import type { EventsRepo } from '../store/events-repo.js';
+
+/** Services a tool handler may use (the daemon wires them once). */
+export interface ToolServices {
+  layout: HomeLayout;
+  config: ConfigStore;
+  sessions: SessionManager;
+  events: EventsRepo;
+}
+
+/** Per-call context: who calls, over what, and a signal aborted when the caller gives up. */
+export interface ToolContext {
+  call: CallContext;
+  services: ToolServices;
+  signal: AbortSignal;
+}

@@ -1,0 +1,62 @@
+import type { ToolCallResult } from '@holdfast/shared/control';
+import { HoldfastError, toWireError } from '@holdfast/shared/errors';
+import type { Envelope, ResultAction, ResultContext, ResultStatus } from '@holdfast/shared/tools';
+
+/**
+ * What a tool handler returns: the DESIGN §6.3 envelope plus the short human-readable text that
+ * becomes the result's text block (and optional extra content such as an image).
+ */
+export interface ToolOutcome {
+  envelope: Envelope;
+  text: string;
+  extraContent?: ToolCallResult['content'];
+}
+
+export interface OutcomeOptions {
+  context?: ResultContext;
+  hints?: Record<string, unknown>;
+  actions?: ResultAction[];
+}
+
+/** A result with data (status `succeeded` unless given). */
+export function outcome(type: string, status: ResultStatus, data: Record<string, unknown>, text: string, opts: OutcomeOptions = {}): ToolOutcome {
+  return {
+    envelope: { status, type, context: opts.context ?? {}, data, error: null, hints: opts.hints ?? {}, actions: opts.actions ?? [] },
+    text,
+  };
+}
+
+/** A failed result from an error; the text says what happened and what to do next. */
+export function failure(type: string, err: unknown, opts: OutcomeOptions & { data?: Record<string, unknown> } = {}): ToolOutcome {
+  const w = toWireError(err);
+  const hints: Record<string, unknown> = { ...(opts.hints ?? {}) };
+  if (w.details) hints.details = w.details;
+  return {
+    envelope: {
+      status: 'failed',
+      type,
+      context: opts.context ?? {},
+      data: opts.data ?? null,
+      error: { code: w.code, message: w.message, retryable: w.retryable },
+      hints,
+      actions: opts.actions ?? [],
+    },
+    text: `${w.code}: ${w.message}`,
+  };
+}
+
+/** Converts an outcome to the MCP `CallToolResult` fields the adapter returns. */
+export function toCallResult(o: ToolOutcome): ToolCallResult {
+  const content: ToolCallResult['content'] = [{ type: 'text', text: o.text }, ...(o.extraContent ?? [])];
+  return { content, structuredContent: o.envelope as unknown as Record<string, unknown>, isError: o.envelope.status === 'failed' };
+}
+
+/** A ready-to-call continuation. */
+export function action(tool: string, args: Record<string, unknown>, reason: string): ResultAction {
+  return { tool, arguments: args, reason };
+}
+
+/** Throws a BAD_REQUEST about one argument. */
+export function badArgument(message: string): never {
+  throw new HoldfastError('BAD_REQUEST', message);
+}
