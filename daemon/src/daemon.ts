@@ -177,8 +177,11 @@ export class Daemon {
     this.draining = true;
     this.log.info('restart requested: draining');
     this.server.broadcast(ControlEvents.draining, { pid: process.pid });
-    const successor = this.spawnSuccessor();
-    setImmediate(() => void this.handOff());
+    // Under systemd the unit restarts us (exit 75, RestartForceExitStatus=75); otherwise we start
+    // the successor ourselves. Either way guardians are left running (KillMode=process).
+    const supervised = process.env.HOLDFAST_SUPERVISED === 'systemd';
+    const successor = supervised ? 0 : this.spawnSuccessor();
+    setImmediate(() => void this.handOff(supervised ? 75 : 0));
     return { successor_pid: successor };
   }
 
@@ -199,11 +202,11 @@ export class Daemon {
     }
   }
 
-  private async handOff(): Promise<void> {
+  private async handOff(code: number): Promise<void> {
     // Let in-flight requests (other than the restart itself) finish, bounded.
     const until = Date.now() + 3000;
     while (this.inflight > 1 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
-    await this.stop(false, 0);
+    await this.stop(false, code);
   }
 
   /**

@@ -1,0 +1,59 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { TestHome } from './_harness/home.js';
+
+describe('holdfast CLI errors when the daemon is down', () => {
+  const h = new TestHome();
+  after(() => h.cleanup());
+
+  it('list with no daemon: one line, non-zero', async () => {
+    const r = await h.cli(['list']);
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr.trim(), /^holdfast: DAEMON_UNAVAILABLE: .*holdfast daemon run/);
+    assert.equal(r.stderr.trim().split('\n').length, 1);
+  });
+
+  it('a bad flag: usage error exit 2', async () => {
+    const r = await h.cli(['list', '--bogus']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /unknown option '--bogus'/);
+  });
+});
+
+describe('holdfast doctor and CLI errors with a daemon', () => {
+  const h = new TestHome();
+  before(() => h.startDaemon());
+  after(() => h.cleanup());
+
+  it('doctor reports versions, socket path length, DB integrity, rows vs live guardians and orphans', async () => {
+    await h.client().call('session.open', { principal: 'p', workspace: 'ws' });
+    const r = await h.cli(['doctor', '--json']);
+    const out = JSON.parse(r.stdout) as { ok: boolean; checks: { name: string; ok: boolean; detail: string; data?: Record<string, unknown> }[] };
+    const by = new Map(out.checks.map((c) => [c.name, c]));
+    assert.match(by.get('versions')!.detail, /node v20/);
+    assert.equal(typeof by.get('socket path')!.data!.longest_socket_bytes, 'number');
+    assert.equal(by.get('database')!.data!.integrity, 'ok');
+    assert.equal(by.get('sessions')!.data!.live_rows, 1);
+    assert.equal(by.get('sessions')!.data!.live_guardians, 1);
+    assert.deepEqual(by.get('orphans')!.data!.orphans, []);
+    assert.equal(by.get('node-pty')!.ok, true, by.get('node-pty')!.detail);
+    const text = await h.cli(['doctor']);
+    assert.match(text.stdout, /^ok {3}versions: /m);
+  });
+
+  it('a bad session id: one line, non-zero', async () => {
+    const r = await h.cli(['kill', 'rs_01ARZ3NDEKTSV4RRFFQ69G5FAV']);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr.trim(), /^holdfast: SESSION_NOT_FOUND: /);
+    const r2 = await h.cli(['attach', 'nope']);
+    assert.equal(r2.code, 1);
+    assert.match(r2.stderr.trim(), /SESSION_NOT_FOUND/);
+  });
+
+  it('list --json shows the session', async () => {
+    const r = await h.cli(['list', '--json']);
+    assert.equal(r.code, 0);
+    const sessions = JSON.parse(r.stdout) as { principal: string; state: string }[];
+    assert.ok(sessions.some((s) => s.principal === 'p' && s.state === 'running'));
+  });
+});
