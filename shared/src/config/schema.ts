@@ -1,3 +1,4 @@
+import { parseDocument } from 'yaml';
 import * as z from 'zod';
 import { SessionDefaults } from '../constants.js';
 
@@ -85,3 +86,46 @@ export const HoldfastConfig = z.object({
   retention: RetentionConfig.prefault({}),
 });
 export type HoldfastConfig = z.infer<typeof HoldfastConfig>;
+
+/**
+ * One principal of a principals file (`--principal-config`, DESIGN §6.2): a name, where its bearer
+ * token comes from (`token_file`, a 0600 regular file, or `token_env`, an environment variable),
+ * and the tools it may list and call (`tool_profile`, or `allowed_tools`, which replaces the
+ * profile and must be non-empty). Neither tool key = the server's default profile.
+ */
+export const PrincipalConfig = z
+  .object({
+    name: z.string().min(1).max(64).regex(/^[A-Za-z0-9._@-]+$/, 'letters, digits, . _ @ - only'),
+    token_file: z.string().min(1).optional(),
+    token_env: z.string().min(1).optional(),
+    tool_profile: ToolProfileName.optional(),
+    allowed_tools: z.array(z.string()).optional(),
+  })
+  .strict()
+  .refine((p) => (p.token_file === undefined) !== (p.token_env === undefined), 'give exactly one of token_file or token_env')
+  .refine((p) => p.tool_profile === undefined || p.allowed_tools === undefined, 'give tool_profile or allowed_tools, not both')
+  .refine((p) => p.allowed_tools === undefined || p.allowed_tools.length > 0, 'allowed_tools must not be empty');
+export type PrincipalConfig = z.infer<typeof PrincipalConfig>;
+
+/** A principals file: `principals: [...]` (or the bare list). Names must be unique. */
+export const PrincipalsFile = z
+  .union([z.object({ principals: z.array(PrincipalConfig).min(1) }).strict(), z.array(PrincipalConfig).min(1)])
+  .transform((v) => (Array.isArray(v) ? v : v.principals))
+  .refine((list) => new Set(list.map((p) => p.name)).size === list.length, 'principal names must be unique');
+export type PrincipalsFile = z.infer<typeof PrincipalsFile>;
+
+/**
+ * Parses the text of a principals file (YAML). Problems are thrown with the file name and the key,
+ * so a typo refuses start-up instead of silently widening access.
+ * @throws Error naming `source` and the first problem.
+ */
+export function parsePrincipalsText(text: string, source: string): PrincipalsFile {
+  const doc = parseDocument(text);
+  if (doc.errors.length > 0) throw new Error(`${source}: ${doc.errors[0]!.message}`);
+  const parsed = PrincipalsFile.safeParse(doc.toJS() ?? null);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new Error(`${source}: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,80 @@
+import * as z from 'zod';
+import type { ToolDef } from './envelope.js';
+
+/**
+ * JSON Schema rendering and argument parsing of the tool catalogue, so processes that serve MCP
+ * (the adapter) never import zod themselves and every process renders the same schemas.
+ *
+ * Schemas are JSON Schema 2020-12 (the default dialect since MCP 2025-11-25), rendered from the
+ * zod definitions in this folder: input schemas with `io: 'input'` (fields with defaults are
+ * optional), output schemas with `io: 'output'`. Both always have `type: "object"` at the root
+ * and are self-contained (zod inlines every sub-schema; no `$ref` leaves the document).
+ */
+
+/** A JSON Schema object (parsed JSON). */
+export type JsonSchemaObject = { type: 'object' } & Record<string, unknown>;
+
+/** The MCP `Tool` entry of one catalogue tool (DESIGN §6.3): what `tools/list` shows. */
+export interface ToolListing {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: JsonSchemaObject;
+  outputSchema: JsonSchemaObject;
+  annotations: ToolDef['annotations'];
+  _meta?: Record<string, unknown>;
+}
+
+function render(schema: z.ZodType, io: 'input' | 'output'): JsonSchemaObject {
+  const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io }) as Record<string, unknown>;
+  if (json.type !== undefined && json.type !== 'object') {
+    throw new Error(`tool schemas must describe objects (got type ${JSON.stringify(json.type)})`);
+  }
+  return { ...json, type: 'object' };
+}
+
+/**
+ * Renders one tool's `tools/list` entry. Pure and deterministic: call it once per tool at start-up
+ * and reuse the value (rendering costs far more than serving it).
+ * @throws Error when a schema root is not an object (a catalogue bug).
+ */
+export function toolListing(tool: ToolDef): ToolListing {
+  const listing: ToolListing = {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: render(tool.input, 'input'),
+    outputSchema: render(tool.output, 'output'),
+    annotations: { title: tool.title, ...tool.annotations },
+  };
+  if (tool.meta) listing._meta = tool.meta;
+  return listing;
+}
+
+/** Outcome of {@link parseToolArguments}. */
+export type ParsedArguments = { ok: true; value: Record<string, unknown> } | { ok: false; message: string };
+
+/**
+ * Parses tool arguments with the tool's input schema (defaults applied, unknown keys dropped).
+ * A failure is a value with a one-line message naming each bad field, for an `isError` result
+ * (MCP 2025-11-25 SEP-1303: input validation errors are tool execution errors).
+ */
+export function parseToolArguments(tool: ToolDef, args: unknown): ParsedArguments {
+  const parsed = tool.input.safeParse(args ?? {});
+  if (parsed.success) return { ok: true, value: parsed.data as Record<string, unknown> };
+  const problems = parsed.error.issues.map((i) => `${i.path.length > 0 ? i.path.join('.') : '(arguments)'}: ${i.message}`);
+  return { ok: false, message: `invalid arguments for ${tool.name}: ${problems.join('; ')}` };
+}
+
+/**
+ * Parses a tool's structured result with its output schema.
+ * @returns null when it conforms, else a one-line description of the first problems.
+ */
+export function checkToolOutput(tool: ToolDef, structured: unknown): string | null {
+  const parsed = tool.output.safeParse(structured);
+  if (parsed.success) return null;
+  return parsed.error.issues
+    .slice(0, 3)
+    .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+    .join('; ');
+}
