@@ -1,0 +1,111 @@
+import { mkdirSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
+import { Option, type Command } from 'commander';
+import { loadConfig } from '@holdfast/shared/config';
+import { HoldfastError } from '@holdfast/shared/errors';
+import { homeLayout, resolveHome, type HomeLayout } from '@holdfast/shared/paths';
+import { DaemonClient } from '../../daemon-client.js';
+import { startServe } from '../../mcp/runner.js';
+import { resolveServe, type ServeFlags } from '../../mcp/serve-options.js';
+import type { RegisterCommand } from './index.js';
+
+/** Grace for answers still in flight after a stdio client closed stdin, ms. */
+const STDIO_DRAIN_MS = 5000;
+
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+function positiveInt(flag: string) {
+  return (value: string): number => {
+    if (!/^\d+$/.test(value) || Number(value) < 1) throw new HoldfastError('BAD_REQUEST', `${flag} must be a positive integer (got ${JSON.stringify(value)})`);
+    return Number(value);
+  };
+}
+
+/** A workspace name from a folder name (DESIGN §2: letters, digits, `.`, `_`, `-`; at most 64). */
+export function workspaceNameFor(dir: string): string {
+  const name = basename(dir).replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 64);
+  return name.length > 0 ? name : 'workspace';
+}
+
+async function registerCwd(layout: HomeLayout, log: (line: string) => void): Promise<void> {
+  // `npm start` runs in the package root; INIT_CWD is where the user typed it.
+  const dir = resolve(process.env.INIT_CWD ?? process.cwd());
+  const client = new DaemonClient({ role: 'adapter', home: layout.home, autoStart: true });
+  try {
+    const r = await client.call('workspace.register', { path: dir, name: workspaceNameFor(dir) });
+    log(`holdfast: workspace "${r.workspace.name}" → ${r.workspace.path}${r.created ? ' (registered)' : ''}`);
+  } finally {
+    client.close();
+  }
+}
+
+/**
+ * `holdfast serve --http|--stdio` (DESIGN §6, issue 3): resolves flags over `config.yaml`, refuses
+ * unsafe set-ups, optionally registers the current directory as a workspace, and serves until
+ * SIGINT/SIGTERM (HTTP) or until stdin closes (stdio). In HTTP mode it prints the endpoint and the
+ * token file's path on stdout — never the token.
+ */
+export async function runServe(flags: ServeFlags): Promise<void> {
+  const layout = homeLayout(resolveHome());
+  mkdirSync(layout.home, { recursive: true, mode: 0o700 });
+  const log = (line: string): void => {
+    process.stderr.write(line + '\n');
+  };
+  const resolved = resolveServe(flags, loadConfig(layout.config), layout);
+  for (const w of resolved.warnings) log(`holdfast: ${w}`);
+  if (flags.registerCwd) await registerCwd(layout, log);
+  const running = await startServe(resolved, layout, log);
+
+  let stopping = false;
+  const stop = (code: number): void => {
+    if (stopping) return;
+    stopping = true;
+    void running.close().finally(() => process.exit(code));
+  };
+  process.once('SIGINT', () => stop(0));
+  process.once('SIGTERM', () => stop(0));
+
+  if (resolved.mode === 'http') {
+    const out: string[] = [`holdfast: serving MCP at ${running.url}`];
+    if (resolved.tokenFile) {
+      out.push(`holdfast: bearer token ${resolved.tokenFile.generated ? 'generated in' : 'read from'} ${resolved.tokenFile.path} (send "Authorization: Bearer $(cat ${resolved.tokenFile.path})")`);
+    }
+    process.stdout.write(out.join('\n') + '\n');
+    return;
+  }
+  log('holdfast: serving MCP on stdio');
+  await running.ended;
+  const deadline = Date.now() + STDIO_DRAIN_MS;
+  while (running.inFlight() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  stop(0);
+}
+
+/** Registers `holdfast serve`. */
+export const registerServe: RegisterCommand = (program: Command) => {
+  program
+    .command('serve')
+    .description('serve MCP to remote clients: Streamable HTTP on /mcp (default) or stdio')
+    .option('--http', 'serve Streamable HTTP on /mcp (the default)')
+    .option('--stdio', 'serve one client on stdin/stdout')
+    .option('--bind <host:port>', 'listen address (default 127.0.0.1:8000; config listen.bind/port)')
+    .option('--token-file <path>', 'bearer token file, a 0600 regular file (default <home>/token, generated when absent)')
+    .option('--principal-config <path>', 'YAML file of principals: name, token_file|token_env, tool_profile|allowed_tools')
+    .option('--allowed-host <host>', 'also accept this hostname in Host/Origin (repeatable)', collect)
+    .option('--allow-non-loopback', 'allow binding an address other machines can reach')
+    .option('--allow-weak-token', 'accept tokens shorter than 32 bytes')
+    .option('--allow-query-token', 'accept ?token= in the URL (query strings leak into logs)')
+    .option('--max-concurrency <n>', 'requests in flight at most (else 503)', positiveInt('--max-concurrency'))
+    .option('--requests-per-minute <n>', 'requests per minute per source address (else 429)', positiveInt('--requests-per-minute'))
+    .option('--max-body-bytes <n>', 'largest request body (else 413)', positiveInt('--max-body-bytes'))
+    .option('--request-timeout-ms <n>', 'longest a request may take (else 408)', positiveInt('--request-timeout-ms'))
+    .addOption(new Option('--tool-profile <name>', 'tools offered: full, coding, read-only, terminal').choices(['full', 'coding', 'read-only', 'terminal']))
+    .option('--allow-tool <name>', 'offer exactly these tools (repeatable; replaces the profile)', collect)
+    .addOption(new Option('--session-affinity <mode>', 'how session(action=open) picks a session').choices(['workspace', 'conversation', 'thread']))
+    .addOption(new Option('--auth <mode>', 'bearer (default) or open (no token; loopback only, for testing)').choices(['bearer', 'open']))
+    .option('--register-cwd', 'register the current directory as a workspace (its folder name) first')
+    .action(async (flags: ServeFlags) => {
+      await runServe(flags);
+    });
+};

@@ -1,0 +1,57 @@
+/**
+ * Named limits and timings of the MCP adapter (DESIGN §6.2), grouped by purpose, units in names.
+ * Operator-tunable values are defaults of `config.yaml` keys (shared/src/config/schema.ts);
+ * the ones here are fixed by design.
+ */
+
+/** Bearer authentication (DESIGN §6.2). */
+export const AuthConstants = {
+  /** A failed authentication is answered no sooner than this, milliseconds. */
+  FAILURE_DELAY_MS: 100,
+  /** Shortest token accepted without `--allow-weak-token`, bytes. */
+  MIN_TOKEN_BYTES: 32,
+  /** Random bytes of a generated token (base64url-encoded into 43 characters). */
+  GENERATED_TOKEN_BYTES: 32,
+  /** The `realm` of `WWW-Authenticate` challenges. */
+  REALM: 'holdfast',
+} as const;
+
+/** Transport sessions of 2025-era clients (`Mcp-Session-Id`, MCP 2025-11-25 transports). */
+export const LegacySessionConstants = {
+  /** Transport sessions kept at most; the least recently used one is closed beyond this. */
+  MAX_SESSIONS: 256,
+  /** A transport session unused for this long is closed (its client gets 404 and re-initializes), ms. */
+  IDLE_MS: 60 * 60 * 1000,
+  /** How often idle transport sessions are looked for, ms. */
+  SWEEP_INTERVAL_MS: 60 * 1000,
+  /** SSE `retry` hint sent in priming events, ms (SEP-1699 polling). */
+  SSE_RETRY_MS: 1000,
+  /** Events kept per transport session for `Last-Event-ID` replay. */
+  EVENT_STORE_MAX_EVENTS: 512,
+  /** Bytes of event payload kept per transport session for replay. */
+  EVENT_STORE_MAX_BYTES: 8 * 1024 * 1024,
+} as const;
+
+/** HTTP serving. */
+export const HttpConstants = {
+  /** The one MCP endpoint (DESIGN §6.1: no `/sse`, no `/message`). */
+  MCP_PATH: '/mcp',
+  /** After a request timed out while streaming, the stream is cut this long later if still open, ms. */
+  TIMEOUT_STREAM_GRACE_MS: 1000,
+  /** Source addresses tracked by the rate limiter at most (oldest forgotten first). */
+  RATE_LIMIT_MAX_SOURCES: 10_000,
+  /** Header carrying the client's conversation id (DESIGN §4.2, conversation affinity). */
+  CONVERSATION_HEADER: 'x-holdfast-conversation-id',
+} as const;
+
+/** Forwarding tool calls to the daemon. */
+export const ForwardConstants = {
+  /** Extra time the daemon call gets beyond the request timeout, so the HTTP layer decides first, ms. */
+  DAEMON_DEADLINE_MARGIN_MS: 5000,
+} as const;
+
+/** Names of built-in principals. */
+export const PrincipalNames = {
+  /** The machine owner: the single configured token, `--auth open`, and stdio. */
+  OWNER: 'owner',
+} as const;

@@ -1,0 +1,45 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { localhostAllowedHostnames, validateHostHeader, validateOriginHeader } from '@modelcontextprotocol/server';
+
+/**
+ * DNS-rebinding and cross-site protection (DESIGN §6.2; MCP 2025-11-25 transports: an invalid
+ * `Origin` MUST get 403). `Host` must name a loopback host or an `--allowed-host`; an `Origin`,
+ * when present, must name one of the same hosts. Ports are ignored (the SDK validators compare
+ * hostnames). Both checks run before authentication and before any MCP parsing.
+ */
+export type GuardOutcome = { ok: true } | { ok: false; status: 403; message: string };
+
+/** Normalizes an allowed-host value: lowercase, no port, IPv6 in brackets. */
+export function normalizeAllowedHost(value: string): string {
+  let v = value.trim().toLowerCase();
+  if (v.includes('://')) {
+    try {
+      v = new URL(v).hostname;
+    } catch {
+      // keep as given; it simply will not match
+    }
+  }
+  if (v.startsWith('[')) return v.slice(0, v.indexOf(']') + 1);
+  const colons = v.split(':').length - 1;
+  if (colons > 1) return `[${v}]`; // bare IPv6
+  if (colons === 1) return v.slice(0, v.indexOf(':')); // host:port
+  return v;
+}
+
+/** Checks `Host` and `Origin` headers against an allowlist of hostnames. */
+export class HostOriginGuard {
+  /** The hostnames accepted (loopback names plus the extra ones), normalized. */
+  readonly allowed: readonly string[];
+
+  constructor(extraHosts: readonly string[]) {
+    this.allowed = [...new Set([...localhostAllowedHostnames(), ...extraHosts.map(normalizeAllowedHost)])];
+  }
+
+  check(headers: IncomingHttpHeaders): GuardOutcome {
+    const host = validateHostHeader(headers.host, this.allowed as string[]);
+    if (!host.ok) return { ok: false, status: 403, message: `Forbidden: ${host.message}` };
+    const origin = validateOriginHeader(headers.origin, this.allowed as string[]);
+    if (!origin.ok) return { ok: false, status: 403, message: `Forbidden: ${origin.message}` };
+    return { ok: true };
+  }
+}

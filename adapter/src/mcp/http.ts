@@ -1,0 +1,192 @@
+import { createServer, type IncomingMessage, type Server as NodeHttpServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createMcpHandler, isLegacyRequest, type AuthInfo, type McpHttpHandler } from '@modelcontextprotocol/server';
+import { AuthConstants, HttpConstants } from './constants.js';
+import { BearerAuthenticator } from './auth.js';
+import { HostOriginGuard } from './host-origin.js';
+import { LegacySessions } from './legacy-sessions.js';
+import { ConcurrencyGate, RateLimiter } from './limits.js';
+import { readBody, rpcErrorBody, sendJson, toWebRequest, writeWebResponse } from './node-bridge.js';
+import type { Principal } from './principals.js';
+import { buildServer, httpPrincipal, type ServerDeps } from './server-factory.js';
+
+/**
+ * The Streamable HTTP endpoint `/mcp` (DESIGN §6.1, §6.2). Every request passes, in order:
+ * Host/Origin (403) → path (404) → rate per source address (429) → method (405) → concurrency
+ * (503) → bearer auth (401, answered after ≥ 100 ms) → body size (413) → MCP dispatch under the
+ * request timeout (408). Dispatch routes by protocol era: 2026-07-28 requests to the SDK's
+ * stateless per-request handler (`legacy: 'reject'`), 2025-era requests to transport sessions
+ * or the stateless fallback ({@link LegacySessions}).
+ */
+export interface HttpServeConfig {
+  host: string;
+  port: number;
+  /** Extra hostnames accepted in `Host`/`Origin` besides the loopback names. */
+  allowedHosts: readonly string[];
+  /** `open`: everyone is `openPrincipal` (loopback only); `bearer`: a token is required. */
+  auth: { mode: 'open'; principal: Principal } | { mode: 'bearer'; principals: readonly Principal[]; allowQueryToken: boolean };
+  maxBodyBytes: number;
+  requestTimeoutMs: number;
+  maxConcurrency: number;
+  requestsPerMinute: number;
+}
+
+/** A listening MCP HTTP server. */
+export interface RunningHttpServer {
+  /** `http://host:port/mcp`. */
+  url: string;
+  port: number;
+  /** Stops accepting, closes transport sessions and open connections. */
+  close(): Promise<void>;
+}
+
+/** Options for the log sink. */
+export type LogFn = (line: string) => void;
+
+const ALLOWED_METHODS = 'GET, POST, DELETE';
+
+function timeoutReason(ms: number): Error {
+  const e = new Error(`request timed out after ${ms} ms`);
+  e.name = 'TimeoutError';
+  return e;
+}
+
+/** Starts the HTTP server. */
+export async function startHttpServer(cfg: HttpServeConfig, deps: ServerDeps, log: LogFn): Promise<RunningHttpServer> {
+  const guard = new HostOriginGuard(cfg.allowedHosts);
+  const rate = new RateLimiter(cfg.requestsPerMinute);
+  const gate = new ConcurrencyGate(cfg.maxConcurrency);
+  const authenticator = cfg.auth.mode === 'bearer' ? new BearerAuthenticator(cfg.auth.principals, { allowQueryToken: cfg.auth.allowQueryToken }) : null;
+  const onerror = (err: Error): void => log(`mcp: ${err.message}`);
+  const modern: McpHttpHandler = createMcpHandler(() => buildServer(deps, 'modern', httpPrincipal), { legacy: 'reject', onerror, maxRequestBodySize: cfg.maxBodyBytes });
+  const legacy = new LegacySessions(() => buildServer(deps, 'legacy', httpPrincipal), onerror);
+
+  async function dispatch(req: IncomingMessage, res: ServerResponse, principal: Principal, path: string, search: string): Promise<void> {
+    let rawBody: string | undefined;
+    let parsedBody: unknown;
+    if (req.method === 'POST') {
+      const body = await readBody(req, cfg.maxBodyBytes);
+      if (!body.ok) {
+        if (body.reason === 'too_large') {
+          sendJson(res, 413, rpcErrorBody(`Payload Too Large: the request body exceeds ${cfg.maxBodyBytes} bytes`), { connection: 'close' });
+          req.resume();
+        }
+        return;
+      }
+      const text = body.body.toString('utf8');
+      try {
+        parsedBody = JSON.parse(text);
+      } catch {
+        rawBody = text;
+      }
+    }
+    const ac = new AbortController();
+    const onClose = (): void => {
+      if (!res.writableFinished) ac.abort(new Error('client disconnected'));
+    };
+    res.once('close', onClose);
+    const request = toWebRequest(req, `http://${req.headers.host ?? 'localhost'}${path}${search}`, rawBody, ac.signal);
+    const authInfo: AuthInfo = { token: '', clientId: principal.name, scopes: [], extra: { principal } };
+    // GET opens a long-lived event stream: no request timeout for it.
+    let timer: NodeJS.Timeout | undefined;
+    let timedOut = false;
+    if (req.method !== 'GET') {
+      timer = setTimeout(() => {
+        timedOut = true;
+        ac.abort(timeoutReason(cfg.requestTimeoutMs));
+        if (!res.headersSent) {
+          const id = parsedBody && typeof parsedBody === 'object' && 'id' in parsedBody ? (parsedBody as { id: unknown }).id : null;
+          sendJson(res, 408, { jsonrpc: '2.0', error: { code: -32000, message: `Request Timeout: no answer within ${cfg.requestTimeoutMs} ms` }, id: id ?? null });
+        } else {
+          // Streaming already: tool handlers see the abort and finish with a TIMEOUT result; cut the stream if it lingers.
+          setTimeout(() => res.destroy(), HttpConstants.TIMEOUT_STREAM_GRACE_MS).unref();
+        }
+      }, cfg.requestTimeoutMs);
+    }
+    try {
+      const isLegacy = await isLegacyRequest(request, parsedBody, { maxRequestBodySize: cfg.maxBodyBytes });
+      const response = isLegacy
+        ? await legacy.handle({ request, parsedBody, principal, authInfo })
+        : await modern.fetch(request, { authInfo, ...(parsedBody !== undefined && { parsedBody }) });
+      if (timedOut) {
+        await response.body?.cancel().catch(() => undefined);
+        return;
+      }
+      await writeWebResponse(res, response, ac.signal);
+    } finally {
+      if (timer) clearTimeout(timer);
+      res.off('close', onClose);
+    }
+  }
+
+  function deny401(res: ServerResponse, wwwAuthenticate: string, error: string, description: string): void {
+    setTimeout(() => sendJson(res, 401, { error, error_description: description }, { 'www-authenticate': wwwAuthenticate }), AuthConstants.FAILURE_DELAY_MS);
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const checked = guard.check(req.headers);
+    if (!checked.ok) return sendJson(res, checked.status, rpcErrorBody(checked.message));
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+    const search = q < 0 ? '' : url.slice(q);
+    if (path !== HttpConstants.MCP_PATH) return sendJson(res, 404, rpcErrorBody(`Not Found: the MCP endpoint is ${HttpConstants.MCP_PATH}`));
+    if (!rate.take(req.socket.remoteAddress ?? 'unknown')) {
+      return sendJson(res, 429, rpcErrorBody(`Too Many Requests: more than ${cfg.requestsPerMinute} requests per minute from this address`), { 'retry-after': '1' });
+    }
+    const method = req.method ?? 'GET';
+    if (method !== 'GET' && method !== 'POST' && method !== 'DELETE') {
+      return sendJson(res, 405, rpcErrorBody(`Method Not Allowed: use ${ALLOWED_METHODS}`), { allow: ALLOWED_METHODS });
+    }
+    const release = method === 'GET' ? () => undefined : gate.tryEnter();
+    if (release === null) {
+      return sendJson(res, 503, rpcErrorBody(`Service Unavailable: ${cfg.maxConcurrency} requests already in flight`), { 'retry-after': '1' });
+    }
+    try {
+      let principal: Principal;
+      if (authenticator === null) {
+        principal = (cfg.auth as { principal: Principal }).principal;
+      } else {
+        const a = authenticator.authenticate(req.headers, search);
+        if (!a.ok) {
+          req.resume();
+          return deny401(res, a.wwwAuthenticate, a.error, a.description);
+        }
+        principal = a.principal;
+      }
+      await dispatch(req, res, principal, path, search);
+    } finally {
+      release();
+    }
+  }
+
+  const server: NodeHttpServer = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      log(`http: ${(err as Error).stack ?? String(err)}`);
+      if (!res.headersSent) sendJson(res, 500, rpcErrorBody('Internal Server Error'));
+      else res.destroy();
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(cfg.port, cfg.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const addr = server.address() as AddressInfo;
+  const hostForUrl = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  return {
+    url: `http://${hostForUrl}:${addr.port}${HttpConstants.MCP_PATH}`,
+    port: addr.port,
+    async close() {
+      await legacy.closeAll();
+      await modern.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}

@@ -1,0 +1,190 @@
+import { isIPv4, isIPv6 } from 'node:net';
+import type { Affinity } from '@holdfast/shared/control';
+import type { HoldfastConfig, ToolProfileName } from '@holdfast/shared/config';
+import { HoldfastError } from '@holdfast/shared/errors';
+import type { HomeLayout } from '@holdfast/shared/paths';
+import { PrincipalNames } from './constants.js';
+import type { HttpServeConfig } from './http.js';
+import { loadPrincipalsFile, makePrincipal, resolveToolSet, type Principal } from './principals.js';
+import { ensureGeneratedTokenFile, readTokenFile } from './token-file.js';
+
+/**
+ * Resolution of `holdfast serve` settings (DESIGN §6.2): command-line flags override
+ * `config.yaml`, which overrides the defaults. Every refusal of DESIGN §6.2 that concerns
+ * start-up happens here, before anything listens: a non-loopback bind without
+ * `--allow-non-loopback`, `--auth open` off loopback, weak or unsafe tokens, unknown or empty
+ * tool lists, and both `--token-file` and `--principal-config` at once.
+ */
+
+/** `holdfast serve` flags as commander parses them (all optional: absent = config value). */
+export interface ServeFlags {
+  http?: boolean;
+  stdio?: boolean;
+  bind?: string;
+  tokenFile?: string;
+  principalConfig?: string;
+  allowedHost?: string[];
+  allowNonLoopback?: boolean;
+  allowWeakToken?: boolean;
+  allowQueryToken?: boolean;
+  maxConcurrency?: number;
+  requestsPerMinute?: number;
+  maxBodyBytes?: number;
+  requestTimeoutMs?: number;
+  toolProfile?: ToolProfileName;
+  allowTool?: string[];
+  sessionAffinity?: Affinity;
+  auth?: 'bearer' | 'open';
+  registerCwd?: boolean;
+}
+
+/** Everything `serve` needs, resolved. */
+export interface ResolvedServe {
+  mode: 'http' | 'stdio';
+  /** Tools of the owner principal and of principals without their own setting. */
+  defaultTools: string[];
+  affinity: Affinity;
+  requestTimeoutMs: number;
+  /** The stdio principal (the machine owner). */
+  stdioPrincipal: Principal;
+  /** HTTP settings (mode `http` only). */
+  http: HttpServeConfig | null;
+  /** The token file in use and whether it was generated now (bearer auth without a principals file). */
+  tokenFile: { path: string; generated: boolean } | null;
+  /** Warnings to print on stderr before serving. */
+  warnings: string[];
+}
+
+/** Parses `HOST:PORT`, `[v6]:PORT`, `HOST` or `:PORT`. */
+export function parseBind(value: string, defaults: { host: string; port: number }): { host: string; port: number } {
+  let host = defaults.host;
+  let port = defaults.port;
+  let portText: string | undefined;
+  const v = value.trim();
+  if (v.startsWith('[')) {
+    const end = v.indexOf(']');
+    if (end < 0) throw new HoldfastError('BAD_REQUEST', `--bind ${value}: missing "]"`);
+    host = v.slice(1, end);
+    const rest = v.slice(end + 1);
+    if (rest.startsWith(':')) portText = rest.slice(1);
+    else if (rest.length > 0) throw new HoldfastError('BAD_REQUEST', `--bind ${value}: expected [HOST]:PORT`);
+  } else if (isIPv6(v)) {
+    host = v;
+  } else {
+    const colon = v.lastIndexOf(':');
+    if (colon >= 0) {
+      if (colon > 0) host = v.slice(0, colon);
+      portText = v.slice(colon + 1);
+    } else if (v.length > 0) {
+      host = v;
+    }
+  }
+  if (portText !== undefined) {
+    if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535) throw new HoldfastError('BAD_REQUEST', `--bind ${value}: port must be 0-65535`);
+    port = Number(portText);
+  }
+  return { host, port };
+}
+
+/** True for `localhost`, 127.0.0.0/8 and `::1` (the addresses only this machine can reach). */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.toLowerCase().replace(/^\[|\]$/g, '');
+  if (h === 'localhost' || h === '::1') return true;
+  if (isIPv4(h)) return h.startsWith('127.');
+  if (h.startsWith('::ffff:')) return h.slice(7).startsWith('127.');
+  return false;
+}
+
+/**
+ * Resolves the settings of one `serve` run. Generates `<home>/token` (0600) when bearer auth has
+ * no token configured.
+ * @throws HoldfastError `BAD_REQUEST` for every start-up refusal.
+ */
+export function resolveServe(flags: ServeFlags, config: HoldfastConfig, layout: HomeLayout, env: NodeJS.ProcessEnv = process.env): ResolvedServe {
+  if (flags.http && flags.stdio) throw new HoldfastError('BAD_REQUEST', 'choose one of --http or --stdio');
+  const mode = flags.stdio ? 'stdio' : 'http';
+  const warnings: string[] = [];
+
+  const defaultTools =
+    flags.allowTool !== undefined && flags.allowTool.length > 0
+      ? resolveToolSet({ allowed: flags.allowTool }, '--allow-tool', [])
+      : flags.toolProfile !== undefined
+        ? resolveToolSet({ profile: flags.toolProfile }, '--tool-profile', [])
+        : config.tools.allowed.length > 0
+          ? resolveToolSet({ allowed: config.tools.allowed }, 'config.yaml tools.allowed', [])
+          : resolveToolSet({ profile: config.tools.profile }, 'config.yaml tools.profile', []);
+  const affinity = flags.sessionAffinity ?? config.sessions.affinity;
+  const requestTimeoutMs = flags.requestTimeoutMs ?? config.limits.request_timeout_ms;
+  const owner = makePrincipal(PrincipalNames.OWNER, defaultTools, null);
+
+  if (mode === 'stdio') {
+    return { mode, defaultTools, affinity, requestTimeoutMs, stdioPrincipal: owner, http: null, tokenFile: null, warnings };
+  }
+
+  const { host, port } = parseBind(flags.bind ?? '', { host: config.listen.bind, port: config.listen.port });
+  const loopback = isLoopbackHost(host);
+  const allowNonLoopback = flags.allowNonLoopback ?? config.listen.allow_non_loopback;
+  if (!loopback && !allowNonLoopback) {
+    throw new HoldfastError(
+      'BAD_REQUEST',
+      `refusing to listen on ${host}: it is reachable from other machines and holdfast hands out a shell. ` +
+        'Bind 127.0.0.1 and put an HTTPS reverse proxy in front, or pass --allow-non-loopback if you really mean it.',
+    );
+  }
+  const authMode = flags.auth ?? config.auth.mode;
+  if (authMode === 'open' && !loopback) {
+    throw new HoldfastError('BAD_REQUEST', `--auth open is for loopback testing only; refusing it on ${host}`);
+  }
+  const allowedHosts = [...config.listen.allowed_hosts, ...(flags.allowedHost ?? [])];
+  // Clients that reach a specific non-loopback address send it as Host.
+  if (!loopback && host !== '0.0.0.0' && host !== '::') allowedHosts.push(isIPv6(host) ? `[${host}]` : host);
+  const limits = {
+    maxBodyBytes: flags.maxBodyBytes ?? config.limits.max_body_bytes,
+    requestTimeoutMs,
+    maxConcurrency: flags.maxConcurrency ?? config.limits.max_concurrency,
+    requestsPerMinute: flags.requestsPerMinute ?? config.limits.requests_per_minute,
+  };
+  for (const [k, v] of Object.entries(limits)) {
+    if (!Number.isInteger(v) || v < 1) throw new HoldfastError('BAD_REQUEST', `${k} must be a positive integer (got ${v})`);
+  }
+
+  let auth: HttpServeConfig['auth'];
+  let tokenFile: ResolvedServe['tokenFile'] = null;
+  if (authMode === 'open') {
+    warnings.push(
+      `WARNING: --auth open: no token is required. Anyone who can reach ${host}:${port} can run commands as ${env.USER ?? 'this user'}. Use this for local testing only.`,
+    );
+    auth = { mode: 'open', principal: owner };
+  } else {
+    const allowWeak = flags.allowWeakToken ?? config.auth.allow_weak_token;
+    const allowQueryToken = flags.allowQueryToken ?? config.auth.allow_query_token;
+    const principalConfig = flags.principalConfig ?? (flags.tokenFile === undefined ? config.auth.principal_config : undefined);
+    const tokenPath = flags.tokenFile ?? (flags.principalConfig === undefined ? config.auth.token_file : undefined);
+    if (principalConfig !== undefined && tokenPath !== undefined) {
+      throw new HoldfastError('BAD_REQUEST', 'give either --token-file or --principal-config, not both (a principals file names each token itself)');
+    }
+    if (principalConfig !== undefined) {
+      auth = { mode: 'bearer', principals: loadPrincipalsFile(principalConfig, defaultTools, { allowWeak, env }), allowQueryToken };
+    } else {
+      const path = tokenPath ?? layout.token;
+      const generated = tokenPath === undefined ? ensureGeneratedTokenFile(path) : false;
+      const token = readTokenFile(path, { allowWeak });
+      tokenFile = { path, generated };
+      auth = { mode: 'bearer', principals: [makePrincipal(PrincipalNames.OWNER, defaultTools, token)], allowQueryToken };
+    }
+    if (allowWeak) warnings.push('WARNING: --allow-weak-token: tokens shorter than 32 bytes are accepted.');
+    if (allowQueryToken) warnings.push('WARNING: --allow-query-token: ?token= is accepted; query strings end up in proxy logs and shell history.');
+  }
+  if (!loopback) warnings.push(`WARNING: listening on non-loopback address ${host}; make sure only a TLS reverse proxy or trusted peers can reach it.`);
+
+  return {
+    mode,
+    defaultTools,
+    affinity,
+    requestTimeoutMs,
+    stdioPrincipal: owner,
+    http: { host, port, allowedHosts, auth, ...limits },
+    tokenFile,
+    warnings,
+  };
+}

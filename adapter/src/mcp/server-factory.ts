@@ -1,0 +1,86 @@
+import { buildInfo } from '@holdfast/shared/build';
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  ResourceNotFoundError,
+  Server,
+  type CallToolResult,
+  type jsonSchemaValidator,
+  type ServerContext,
+  type Tool,
+} from '@modelcontextprotocol/server';
+import { HttpConstants } from './constants.js';
+import type { Principal } from './principals.js';
+import { UnknownToolError, type Era, type ToolForwarder } from './tool-call.js';
+import type { ToolCatalog } from './tool-catalog.js';
+
+/**
+ * The MCP server definition (DESIGN §6.1), shared by every serving path: the modern per-request
+ * handler, 2025-era transport sessions, the stateless 2025 fallback and stdio. Each builds a
+ * fresh low-level SDK `Server` per serving unit (the SDK binds one instance to one transport);
+ * what is expensive — tool JSON Schemas — is rendered once in the {@link ToolCatalog} and shared.
+ *
+ * Served: `tools/list` (the principal's tools, DESIGN §6.2), `tools/call` (forwarded to the
+ * daemon), `logging/setLevel` (2025 era), and `resources/*` (nothing listed yet; reading an unknown
+ * URI is the SEP-2164 `-32602` error carrying the URI).
+ */
+export interface ServerDeps {
+  catalog: ToolCatalog;
+  forwarder: ToolForwarder;
+  /** One validator shared by every instance (the SDK would otherwise build one per instance). */
+  validator: jsonSchemaValidator;
+}
+
+/** Resolves the caller of a request (HTTP: from the authenticated request; stdio: fixed). */
+export type PrincipalResolver = (ctx: ServerContext) => Principal;
+
+/** Short usage guide sent as the server's `instructions`. */
+export const SERVER_INSTRUCTIONS =
+  'holdfast gives you durable shells on registered workspaces of this machine. ' +
+  'Call workspace to list workspaces, then session(action="open", workspace=NAME) and pass its remote_session_id to every other tool. ' +
+  'After a reconnect, resume with session(action="open", remote_session_id=ID): the shell, cwd and running commands are still there.';
+
+/** Reads the principal that the HTTP layer attached to `authInfo.extra`. */
+export function httpPrincipal(ctx: ServerContext): Principal {
+  const p = ctx.http?.authInfo?.extra?.principal as Principal | undefined;
+  if (p === undefined) throw new ProtocolError(ProtocolErrorCode.InternalError, 'request has no authenticated principal');
+  return p;
+}
+
+/** Builds one SDK `Server` instance for `era`. */
+export function buildServer(deps: ServerDeps, era: Era, principalOf: PrincipalResolver): Server {
+  const server = new Server(
+    { name: 'holdfast', title: 'holdfast', version: buildInfo().version },
+    {
+      capabilities: { tools: { listChanged: false }, resources: {}, logging: {} },
+      instructions: SERVER_INSTRUCTIONS,
+      jsonSchemaValidator: deps.validator,
+    },
+  );
+  server.setRequestHandler('tools/list', (_req, ctx) => ({ tools: deps.catalog.listFor(principalOf(ctx)) as unknown as Tool[] }));
+  server.setRequestHandler('tools/call', async (req, ctx) => {
+    const principal = principalOf(ctx);
+    const httpReq = ctx.http?.req;
+    const signal = httpReq?.signal ? AbortSignal.any([ctx.mcpReq.signal, httpReq.signal]) : ctx.mcpReq.signal;
+    try {
+      const result = await deps.forwarder.call(req.params.name, req.params.arguments, {
+        principal,
+        era,
+        requestId: ctx.mcpReq.id === undefined ? null : String(ctx.mcpReq.id),
+        mcpSessionId: ctx.sessionId,
+        conversationHeader: httpReq?.headers.get(HttpConstants.CONVERSATION_HEADER) ?? undefined,
+        signal,
+      });
+      return server.projectCallToolResult(result as CallToolResult, deps.catalog.get(req.params.name)?.listing.outputSchema);
+    } catch (err) {
+      if (err instanceof UnknownToolError) throw new ProtocolError(ProtocolErrorCode.InvalidParams, err.message);
+      throw err;
+    }
+  });
+  server.setRequestHandler('resources/list', () => ({ resources: [] }));
+  server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: [] }));
+  server.setRequestHandler('resources/read', (req) => {
+    throw new ResourceNotFoundError(req.params.uri, `Resource ${req.params.uri} not found`);
+  });
+  return server;
+}

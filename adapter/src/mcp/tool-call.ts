@@ -1,0 +1,198 @@
+import type { Affinity, CallContext, ToolCallResult } from '@holdfast/shared/control';
+import { HoldfastError, type ErrorCode } from '@holdfast/shared/errors';
+import { checkToolOutput, parseToolArguments, type Envelope, type ResultAction } from '@holdfast/shared/tools';
+import type { RetryPolicy } from '../daemon-client.js';
+import type { Principal } from './principals.js';
+import type { CatalogEntry, ToolCatalog } from './tool-catalog.js';
+import type { UsageLog } from './usage-log.js';
+
+/**
+ * Forwarding one `tools/call` to the daemon (DESIGN §1, §6.3): the adapter checks that the tool
+ * exists and that the principal may call it, parses the arguments with the tool's schema (a bad
+ * argument is an `isError` result, SEP-1303), sends `tool.call` with a {@link CallContext}, and
+ * returns the daemon's `content`/`structuredContent`/`isError` unchanged. Daemon failures
+ * (unreachable, draining, timed out) become `isError` results with the §6.3 envelope; the daemon
+ * client re-sends read-only/idempotent calls itself after a reconnect, and for the others the
+ * envelope tells the model to check state and repeat the call.
+ */
+
+/** Where a tool call is executed: the daemon (production) or a stand-in in unit tests. */
+export interface ToolBackend {
+  /**
+   * Runs a tool call.
+   * @throws HoldfastError when the call could not be completed (daemon unreachable, draining, timeout, cancelled).
+   */
+  callTool(
+    tool: string,
+    args: Record<string, unknown>,
+    context: CallContext,
+    opts: { retry: RetryPolicy; deadlineMs: number; signal: AbortSignal },
+  ): Promise<ToolCallResult>;
+}
+
+/** The protocol era a call arrived in (`CallContext.transport`). */
+export type Era = 'legacy' | 'modern' | 'stdio';
+
+/** Who called and through what, for one call. */
+export interface CallOrigin {
+  principal: Principal;
+  era: Era;
+  /** JSON-RPC id of the `tools/call` request. */
+  requestId: string | null;
+  /** `Mcp-Session-Id` of a 2025-era transport session. */
+  mcpSessionId?: string | undefined;
+  /** `X-Holdfast-Conversation-Id` header. */
+  conversationHeader?: string | undefined;
+  /** Aborted when the client cancels, disconnects or the request times out. */
+  signal: AbortSignal;
+}
+
+/** A `tools/call` result as it goes to the client. */
+export interface ToolResult {
+  content: ToolCallResult['content'];
+  structuredContent: Record<string, unknown>;
+  isError: boolean;
+}
+
+/** Thrown for a tool name that is not served: answered as a JSON-RPC `-32602` protocol error. */
+export class UnknownToolError extends Error {
+  constructor(readonly tool: string) {
+    super(`Tool ${tool} not found`);
+    this.name = 'UnknownToolError';
+  }
+}
+
+/** Builds a `failed` §6.3 envelope result. */
+export function failedResult(code: ErrorCode | string, message: string, retryable: boolean, actions: ResultAction[] = [], hints: Record<string, unknown> = {}): ToolResult {
+  const envelope: Envelope = {
+    status: 'failed',
+    type: 'error',
+    context: {},
+    data: null,
+    error: { code, message, retryable },
+    hints,
+    actions,
+  };
+  return { content: [{ type: 'text', text: `failed (${code}): ${message}` }], structuredContent: envelope as unknown as Record<string, unknown>, isError: true };
+}
+
+/** Options of {@link ToolForwarder}. */
+export interface ForwarderOptions {
+  /** Default affinity of this adapter (`--session-affinity`). */
+  affinity: Affinity;
+  /** Deadline of one daemon call, ms. */
+  deadlineMs: number;
+  /** How long a request may take before the client gets 408 (for the message of a cancelled call), ms. */
+  requestTimeoutMs: number;
+}
+
+/** Validates, forwards and accounts tool calls. */
+export class ToolForwarder {
+  private running = 0;
+
+  constructor(
+    private readonly catalog: ToolCatalog,
+    private readonly backend: ToolBackend,
+    private readonly usage: UsageLog | null,
+    private readonly opts: ForwarderOptions,
+  ) {}
+
+  /**
+   * Runs `tools/call name(args)` for `origin`.
+   * @throws UnknownToolError when no served tool has that name (a protocol error, not a result).
+   */
+  async call(name: string, rawArgs: unknown, origin: CallOrigin): Promise<ToolResult> {
+    const entry = this.catalog.get(name);
+    if (entry === undefined) throw new UnknownToolError(name);
+    this.running++;
+    try {
+      return await this.run(name, entry, rawArgs, origin);
+    } finally {
+      this.running--;
+    }
+  }
+
+  /** Tool calls in progress. */
+  get inFlight(): number {
+    return this.running;
+  }
+
+  private async run(name: string, entry: CatalogEntry, rawArgs: unknown, origin: CallOrigin): Promise<ToolResult> {
+    const started = performance.now();
+    let result: ToolResult;
+    if (!origin.principal.allowed.has(name)) {
+      result = failedResult('TOOL_NOT_ALLOWED', `tool ${name} is not allowed for principal "${origin.principal.name}"; allowed: ${origin.principal.allowedTools.join(', ')}`, false);
+      this.account(name, origin, started, result, 'refused');
+      return result;
+    }
+    const parsed = parseToolArguments(entry.def, rawArgs);
+    if (!parsed.ok) {
+      result = failedResult('BAD_REQUEST', parsed.message, false, [], { input_schema: 'see tools/list' });
+      this.account(name, origin, started, result, 'invalid');
+      return result;
+    }
+    const context: CallContext = {
+      principal: origin.principal.name,
+      allowed_tools: origin.principal.allowedTools as string[],
+      affinity: this.opts.affinity,
+      transport: origin.era,
+    };
+    if (origin.requestId !== null) context.request_id = origin.requestId;
+    if (origin.mcpSessionId !== undefined) context.mcp_session_id = origin.mcpSessionId;
+    if (origin.conversationHeader !== undefined) context.conversation_header = origin.conversationHeader;
+    try {
+      const r = await this.backend.callTool(name, parsed.value, context, { retry: entry.retry, deadlineMs: this.opts.deadlineMs, signal: origin.signal });
+      const problem = checkToolOutput(entry.def, r.structuredContent);
+      result =
+        problem === null
+          ? { content: r.content, structuredContent: r.structuredContent, isError: r.isError }
+          : failedResult('INTERNAL', `holdfastd returned a ${name} result that does not match its output schema (${problem}); this is a bug, please report it`, false);
+    } catch (err) {
+      result = this.errorResult(name, rawArgs, entry.retry, err, origin.signal);
+    }
+    this.account(name, origin, started, result, null);
+    return result;
+  }
+
+  private errorResult(name: string, rawArgs: unknown, retry: RetryPolicy, err: unknown, signal: AbortSignal): ToolResult {
+    const e = err instanceof HoldfastError ? err : new HoldfastError('INTERNAL', err instanceof Error ? err.message : String(err));
+    if (e.code === 'CANCELLED' && signal.aborted) {
+      const reason = signal.reason instanceof Error && signal.reason.name === 'TimeoutError' ? 'timeout' : 'cancelled';
+      if (reason === 'timeout') {
+        return failedResult('TIMEOUT', `${name} took longer than the request timeout (${this.opts.requestTimeoutMs} ms) and was abandoned by the adapter; it may still have run — check state (for execute: action=status) before repeating`, true);
+      }
+      return failedResult('CANCELLED', `${name} was cancelled by the client`, false);
+    }
+    const actions: ResultAction[] = [];
+    if (e.retryable) {
+      const args = rawArgs && typeof rawArgs === 'object' && !Array.isArray(rawArgs) ? (rawArgs as Record<string, unknown>) : {};
+      actions.push({
+        tool: name,
+        arguments: args,
+        reason: retry === 'idempotent' ? 'holdfast was briefly unavailable; repeat the call' : 'holdfast was unavailable mid-call; check whether it took effect, then repeat it',
+      });
+    }
+    return failedResult(e.code, e.message, e.retryable, actions);
+  }
+
+  private account(tool: string, origin: CallOrigin, started: number, result: ToolResult, adapterStatus: string | null): void {
+    const usage = this.usage;
+    if (usage === null) return;
+    const duration = Math.round((performance.now() - started) * 1000) / 1000;
+    // Off the response path: sizes are measured after the answer is on its way.
+    setImmediate(() => {
+      const sc = result.structuredContent as { status?: unknown; error?: { code?: unknown } | null };
+      usage.write({
+        ts: new Date().toISOString(),
+        tool,
+        principal: origin.principal.name,
+        era: origin.era,
+        request_id: origin.requestId,
+        status: adapterStatus ?? (typeof sc.status === 'string' ? sc.status : result.isError ? 'failed' : 'succeeded'),
+        error_code: sc.error && typeof sc.error.code === 'string' ? sc.error.code : null,
+        duration_ms: duration,
+        bytes: Buffer.byteLength(JSON.stringify(result.content)) + Buffer.byteLength(JSON.stringify(result.structuredContent)),
+      });
+    });
+  }
+}
