@@ -1,0 +1,286 @@
+import type { CommandRecord, ExecParams, ExecResult, InputParams, SegmentLog } from '@holdfast/shared/protocol';
+import { KEY_SEQUENCES } from '@holdfast/shared/protocol';
+import type { Clock } from './clock.js';
+import { commandLine, typedLineFromEcho } from './command-line.js';
+import { CommandLimits, ShellTimings } from './constants.js';
+import { looksLikePrompt, probeForeground } from './input-probe.js';
+import { killEscalate } from './process-killer.js';
+import { readProcStat } from './proc-table.js';
+import type { MarkerEvent, PtyHost } from './pty-host.js';
+import type { ScreenModel } from './screen-model.js';
+
+/**
+ * Foreground commands in the PTY (DESIGN §5): one at a time, exact boundaries from the shell
+ * integration markers, exit codes from `D;<code>`.
+ *
+ * Boundaries, in clean PTY offsets: `outputStart` = the `C` marker (after the echo of the command
+ * line), `outputEnd` = the `D` marker (before the user's PROMPT_COMMAND output and the prompt).
+ * A line a human types through `g.input` becomes a record too (`typed_<n>`), and it occupies the
+ * foreground like any other command. A `C` with no following `D` (PROMPT_COMMAND clobbered)
+ * ends the command at the next prompt (`A`) with no exit code; a shell that exits ends it with the
+ * shell's exit code.
+ *
+ * Waiting (`exec`, `wait`) returns when the command finished, when `waitMs` passed (or the
+ * caller's request deadline is near), or early with `awaitingInput: true` when the PTY has been
+ * quiet for `quietMs` (counted from the later of the last output, the last input and the start
+ * of the call) and the foreground reads the terminal — or waits in poll/select with a prompt-like
+ * cursor line.
+ */
+export interface CommandRunnerDeps {
+  host: PtyHost;
+  log: SegmentLog;
+  screen: ScreenModel;
+  clock: Clock;
+  /** Called once for every command that finished (for the `g.done` event). */
+  onDone: (rec: CommandRecord) => void;
+}
+
+/** Cancellation and deadline of the request being served. */
+export interface WaitContext {
+  signal?: AbortSignal;
+  /** Answer before this epoch-ms deadline (the caller's request deadline minus a margin). */
+  deadline?: number;
+}
+
+interface Foreground {
+  rec: CommandRecord;
+  /** The `C` marker was seen. */
+  started: boolean;
+}
+
+const copy = (r: CommandRecord): CommandRecord => ({ ...r });
+const MIN_PROBE_INTERVAL_MS = 250;
+
+export class CommandRunner {
+  private fg: Foreground | null = null;
+  private readonly finished = new Map<string, CommandRecord>();
+  private typedCount = 0;
+  private atPrompt = false;
+  private promptEnd = 0;
+  /** Something was typed at the prompt since it appeared (cleared before an exec types). */
+  private dirtyPrompt = false;
+  private lastInputAt = 0;
+  private readonly listeners = new Set<() => void>();
+  private closed = false;
+
+  constructor(private readonly d: CommandRunnerDeps) {
+    d.host.on('marker', (m) => this.onMarker(m));
+    d.host.on('ready', () => this.notify());
+    d.host.on('exit', (e) => this.onShellGone(e.expected ? null : e.exitCode));
+    d.host.on('output', () => {
+      const fg = this.fg;
+      if (fg?.rec.awaitingInput && this.d.clock.lastPtyActivityAt > this.lastInputAt) delete fg.rec.awaitingInput;
+    });
+  }
+
+  /** The running foreground command (a copy), or null. */
+  get foreground(): CommandRecord | null {
+    return this.fg ? copy(this.fg.rec) : null;
+  }
+
+  /** A command record by id (running or among the last finished), or null. */
+  get(id: string): CommandRecord | null {
+    if (this.fg?.rec.id === id) return copy(this.fg.rec);
+    const r = this.finished.get(id);
+    return r ? copy(r) : null;
+  }
+
+  /** `g.exec` (see the class comment). Refusals are values: already running, shell not ready/exited. */
+  async exec(p: ExecParams, ctx: WaitContext = {}): Promise<ExecResult> {
+    if (this.closed || (!this.d.host.alive && this.d.host.lastExit && !this.d.host.lastExit.expected)) {
+      return { ok: false, reason: 'shell_exited', running: null };
+    }
+    if (this.fg) return { ok: false, reason: 'command_already_running', running: copy(this.fg.rec) };
+    this.d.clock.instruction(true);
+    if (!this.d.host.ready) {
+      await this.until(() => this.d.host.ready || this.closed, Date.now() + ShellTimings.SHELL_READY_WAIT_MS, ctx);
+      if (this.closed) return { ok: false, reason: 'shell_exited', running: null };
+      if (!this.d.host.ready) return { ok: false, reason: 'shell_not_ready', running: null };
+    }
+    if (!this.atPrompt && !this.fg) {
+      await this.until(() => this.atPrompt || this.fg !== null || this.closed, Date.now() + ShellTimings.PROMPT_WAIT_MS, ctx);
+    }
+    if (this.closed) return { ok: false, reason: 'shell_exited', running: null };
+    const busy = this.foreground; // re-read: the waits above may have let another command start
+    if (busy) return { ok: false, reason: 'command_already_running', running: busy };
+    const rec: CommandRecord = { kind: 'command', id: p.id, command: p.command, state: 'running', startedAt: Date.now(), outputStart: this.d.log.end };
+    this.fg = { rec, started: false };
+    this.finished.delete(p.id);
+    const prefix = this.dirtyPrompt ? '\x05\x15' : '';
+    this.atPrompt = false;
+    this.dirtyPrompt = false;
+    this.lastInputAt = Date.now();
+    this.d.host.write(`${prefix}${commandLine(p.command)}\r`);
+    const cmd = await this.waitRecord(p.id, p.waitMs, p.quietMs ?? CommandLimits.DEFAULT_QUIET_MS, ctx);
+    return { ok: true, cmd: cmd ?? copy(rec) };
+  }
+
+  /** `g.wait` for a command id; null when the id is not a known command. */
+  async wait(id: string, waitMs: number, quietMs: number | undefined, ctx: WaitContext = {}): Promise<CommandRecord | null> {
+    if (!this.get(id)) return null;
+    return this.waitRecord(id, waitMs, quietMs ?? CommandLimits.DEFAULT_QUIET_MS, ctx);
+  }
+
+  /** `g.input`: text first, then the named keys, written to the PTY as one write. */
+  input(p: InputParams): void {
+    let data = p.text ?? '';
+    for (const k of p.keys ?? []) data += KEY_SEQUENCES[k] ?? '';
+    if (data.length === 0) return;
+    this.d.clock.instruction(true);
+    this.lastInputAt = Date.now();
+    if (this.atPrompt) this.dirtyPrompt = true;
+    if (this.fg) delete this.fg.rec.awaitingInput;
+    this.d.host.write(data);
+  }
+
+  /**
+   * `g.stop` for the foreground command: Ctrl-C, then kill escalation of the terminal's
+   * foreground process group (when it is not the shell itself). Returns the record after the
+   * attempt (still `running` if nothing could end it), or null when `id` is not a command.
+   */
+  async stop(id: string): Promise<CommandRecord | null> {
+    const fg = this.fg;
+    if (!fg || fg.rec.id !== id) return this.get(id);
+    this.d.clock.instruction(false);
+    this.d.host.write(KEY_SEQUENCES['Ctrl-C']!);
+    const ended = (): boolean => this.fg !== fg;
+    await this.until(ended, Date.now() + ShellTimings.CTRL_C_GRACE_MS, {});
+    if (!ended()) {
+      const shell = readProcStat(this.d.host.pid);
+      if (shell && shell.tpgid > 0 && shell.tpgid !== shell.pgrp) {
+        await killEscalate({ groups: [shell.tpgid] });
+        await this.until(ended, Date.now() + 1000, {});
+      }
+    }
+    return this.get(id);
+  }
+
+  /** The shell ended (by itself or killed): the foreground command ends with the shell's code. */
+  onShellGone(exitCode: number | null): void {
+    const fg = this.fg;
+    this.atPrompt = false;
+    if (fg) this.finish(fg, exitCode, this.d.log.end);
+  }
+
+  /** No more commands (guardian ending): pending waits return. */
+  close(): void {
+    this.closed = true;
+    this.notify();
+  }
+
+  // ---- markers -----------------------------------------------------------------------------
+
+  private onMarker(m: MarkerEvent): void {
+    const fg = this.fg;
+    switch (m.kind) {
+      case 'A':
+        if (fg?.started) this.finish(fg, null, m.offset); // no D came: PROMPT_COMMAND was clobbered
+        break;
+      case 'B':
+        this.atPrompt = true;
+        this.dirtyPrompt = false;
+        this.promptEnd = m.offset;
+        break;
+      case 'C':
+        this.atPrompt = false;
+        if (fg && !fg.started) {
+          fg.started = true;
+          fg.rec.outputStart = m.offset;
+        } else if (!fg) {
+          this.typedCount += 1;
+          const echo = this.d.log.read(this.promptEnd, Math.min(64 * 1024, Math.max(0, m.offset - this.promptEnd))).data;
+          const rec: CommandRecord = {
+            kind: 'command',
+            id: `typed_${this.typedCount}`,
+            command: typedLineFromEcho(echo),
+            state: 'running',
+            startedAt: Date.now(),
+            outputStart: m.offset,
+          };
+          this.fg = { rec, started: true };
+        }
+        break;
+      case 'D':
+        if (fg) {
+          if (!fg.started) fg.rec.outputStart = m.offset;
+          const code = m.arg !== null && /^\d+$/.test(m.arg) ? Number(m.arg) : null;
+          this.finish(fg, code, m.offset);
+        }
+        break;
+    }
+    this.notify();
+  }
+
+  private finish(fg: Foreground, exitCode: number | null, outputEnd: number): void {
+    if (this.fg !== fg) return;
+    this.fg = null;
+    const rec = fg.rec;
+    rec.state = 'exited';
+    rec.endedAt = Date.now();
+    if (exitCode !== null) rec.exitCode = exitCode;
+    rec.outputEnd = Math.max(outputEnd, rec.outputStart);
+    delete rec.awaitingInput;
+    this.finished.set(rec.id, rec);
+    while (this.finished.size > CommandLimits.FINISHED_RECORDS_KEPT) this.finished.delete(this.finished.keys().next().value!);
+    this.d.onDone(copy(rec));
+    this.notify();
+  }
+
+  // ---- waiting -----------------------------------------------------------------------------
+
+  private notify(): void {
+    for (const l of [...this.listeners]) l();
+  }
+
+  /** Resolves after the next state change, at `until` (epoch ms), or on abort — whichever first. */
+  private nextChange(until: number, ctx: WaitContext): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.listeners.delete(done);
+        ctx.signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, Math.max(0, until - Date.now()));
+      this.listeners.add(done);
+      ctx.signal?.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  private async until(cond: () => boolean, until: number, ctx: WaitContext): Promise<void> {
+    const limit = Math.min(until, ctx.deadline ?? Infinity);
+    while (!cond() && Date.now() < limit && !ctx.signal?.aborted) await this.nextChange(limit, ctx);
+  }
+
+  private async waitRecord(id: string, waitMs: number, quietMs: number, ctx: WaitContext): Promise<CommandRecord | null> {
+    const start = Date.now();
+    const deadline = Math.min(start + waitMs, ctx.deadline ?? Infinity);
+    let nextProbeAt = 0;
+    for (;;) {
+      const fg = this.fg?.rec.id === id ? this.fg : null;
+      if (!fg) return this.get(id);
+      const now = Date.now();
+      if (now >= deadline || ctx.signal?.aborted || this.closed) return copy(fg.rec);
+      const quietSince = Math.max(this.d.clock.lastPtyActivityAt, this.lastInputAt, start);
+      nextProbeAt = Math.max(nextProbeAt, quietSince + quietMs);
+      if (now >= nextProbeAt) {
+        if (await this.awaitingInput()) {
+          if (this.fg === fg && Math.max(this.d.clock.lastPtyActivityAt, this.lastInputAt) <= quietSince) {
+            fg.rec.awaitingInput = true;
+            return copy(fg.rec);
+          }
+        }
+        nextProbeAt = Date.now() + Math.max(quietMs, MIN_PROBE_INTERVAL_MS);
+        continue;
+      }
+      await this.nextChange(Math.min(deadline, nextProbeAt), ctx);
+    }
+  }
+
+  private async awaitingInput(): Promise<boolean> {
+    const probe = probeForeground(this.d.host.pid, this.d.host.ptsPath);
+    if (probe.readingTty) return true;
+    if (!probe.polling && !probe.unknown) return false;
+    return looksLikePrompt(await this.d.screen.cursorLinePrefix());
+  }
+}

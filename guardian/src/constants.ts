@@ -1,0 +1,64 @@
+/**
+ * Timing knobs and sizes of the guardian, grouped by purpose with units in their names (house
+ * style). Cross-process values (kill graces, output segment sizes, protocol versions) live in
+ * `@holdfast/shared/protocol` constants; these are the guardian's own.
+ */
+
+/** Shell start-up and prompt handling (DESIGN §5). */
+export const ShellTimings = {
+  /** No first prompt within this after spawning with the user's rc files → respawn with `--norc`, ms. */
+  RC_PROMPT_TIMEOUT_MS: 6000,
+  /** `g.exec` on a shell that has not shown its first prompt waits at most this, ms. */
+  SHELL_READY_WAIT_MS: 15000,
+  /** After a command ended, `g.exec` waits at most this for the next prompt before typing, ms. */
+  PROMPT_WAIT_MS: 3000,
+  /** After Ctrl-C, how long `g.stop` waits for the command to end before signalling its group, ms. */
+  CTRL_C_GRACE_MS: 500,
+} as const;
+
+/** Foreground command bookkeeping (DESIGN §5). */
+export const CommandLimits = {
+  /** Default quiet time before a command may count as awaiting input, ms. */
+  DEFAULT_QUIET_MS: 1500,
+  /** Finished command records kept for `g.wait` / `g.status`. */
+  FINISHED_RECORDS_KEPT: 100,
+  /** Longest command typed literally (anything longer goes through `eval $'…'`), bytes. */
+  LITERAL_COMMAND_MAX_BYTES: 1024,
+  /** Longest command text recovered from the echo of a typed line, chars. */
+  TYPED_COMMAND_MAX_CHARS: 1000,
+} as const;
+
+/** Background tasks (DESIGN §5). */
+export const TaskLimits = {
+  /** One segment of a task stream log, bytes (× TASK_LOG_SEGMENTS retained = 32 MiB). */
+  TASK_LOG_SEGMENT_BYTES: 8 * 1024 * 1024,
+  TASK_LOG_SEGMENTS: 4,
+  /** Finished task records kept in memory. */
+  FINISHED_TASKS_KEPT: 100,
+  /** After a task's process exits, wait this for its pipes to close before reporting it, ms. */
+  PIPE_CLOSE_GRACE_MS: 300,
+} as const;
+
+/** Headless screen model (DESIGN §5). */
+export const ScreenLimits = {
+  /** Catch the screen model up after the PTY has been quiet this long, ms. */
+  QUIET_CATCH_UP_MS: 300,
+  /** Further behind than this, the model resets and replays only the tail, bytes. */
+  MAX_BEHIND_BYTES: 2 * 1024 * 1024,
+  /** Tail replayed after a reset, bytes. */
+  REPLAY_TAIL_BYTES: 256 * 1024,
+  /** One write into the terminal model, bytes. */
+  FEED_CHUNK_BYTES: 256 * 1024,
+} as const;
+
+/** Connections, ending and linger (DESIGN §4.4). */
+export const ServerTimings = {
+  /** A client must send hello within this, ms. */
+  HELLO_TIMEOUT_MS: 5000,
+  /** After the shell exited by itself, stay this long for connected peers to collect, ms. */
+  EXIT_LINGER_MS: 2000,
+  /** Answers are flushed for at most this before the process exits, ms. */
+  FLUSH_BEFORE_EXIT_MS: 500,
+  /** A long wait answers this much before the caller's request deadline, ms. */
+  DEADLINE_MARGIN_MS: 150,
+} as const;

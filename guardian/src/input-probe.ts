@@ -1,0 +1,87 @@
+import { readFileSync } from 'node:fs';
+import { listProcesses, procLink, readProcStat } from './proc-table.js';
+
+/**
+ * Is the foreground of the terminal waiting for terminal input? (DESIGN §5 "awaiting input")
+ *
+ * Kernel evidence: the terminal's foreground process group is `tpgid` of the shell
+ * (`/proc/<shell>/stat` field 8); for each member, `/proc/<pid>/syscall` tells whether it is
+ * blocked in `read` on a descriptor that is our PTY slave (or, without that file, `wchan` is
+ * `n_tty_read`/`wait_woken`). A member blocked in poll/select/epoll may be waiting for the
+ * terminal too (readline-style programs): that is reported separately, and the caller combines
+ * it with a prompt-looking screen line ({@link looksLikePrompt}).
+ */
+export interface TtyProbe {
+  /** A foreground member is blocked reading the terminal. */
+  readingTty: boolean;
+  /** A foreground member waits in poll/select/epoll (could be the terminal). */
+  polling: boolean;
+  /** The kernel evidence could not be read (no /proc/<pid>/syscall or wchan). */
+  unknown: boolean;
+}
+
+// Syscall numbers by architecture: read-like and poll-like calls.
+const READ_CALLS: Record<string, number[]> = {
+  x64: [0, 17, 19], // read, pread64, readv
+  arm64: [63, 65, 67], // read, readv, pread64
+};
+const POLL_CALLS: Record<string, number[]> = {
+  x64: [7, 23, 232, 270, 271, 281, 441], // poll, select, epoll_wait, pselect6, ppoll, epoll_pwait, epoll_pwait2
+  arm64: [22, 72, 73, 441], // epoll_pwait, pselect6, ppoll, epoll_pwait2
+};
+
+function readText(path: string): string | null {
+  try {
+    return readFileSync(path, 'latin1').trim();
+  } catch {
+    return null;
+  }
+}
+
+/** Probes the foreground process group of the shell's terminal (`ptsPath`, e.g. `/dev/pts/3`). */
+export function probeForeground(shellPid: number, ptsPath: string | null): TtyProbe {
+  const result: TtyProbe = { readingTty: false, polling: false, unknown: false };
+  const shell = readProcStat(shellPid);
+  if (!shell || shell.tpgid <= 0) {
+    result.unknown = true;
+    return result;
+  }
+  const members = shell.tpgid === shell.pgrp ? [shellPid] : listProcesses().filter((p) => p.pgrp === shell.tpgid && p.state !== 'Z').map((p) => p.pid);
+  const reads = READ_CALLS[process.arch] ?? [];
+  const polls = POLL_CALLS[process.arch] ?? [];
+  for (const pid of members) {
+    const sc = readText(`/proc/${pid}/syscall`);
+    if (sc && sc !== 'running') {
+      const parts = sc.split(' ');
+      const nr = Number(parts[0]);
+      if (reads.includes(nr)) {
+        const fd = Number.parseInt(parts[1] ?? '', 16);
+        const target = Number.isFinite(fd) ? procLink(pid, `fd/${fd}`) : null;
+        if (target !== null && (ptsPath === null || target === ptsPath)) result.readingTty = true;
+      } else if (polls.includes(nr)) {
+        result.polling = true;
+      }
+      continue;
+    }
+    if (sc === 'running') continue;
+    const wchan = readText(`/proc/${pid}/wchan`);
+    if (wchan === null || wchan === '0') {
+      result.unknown = true;
+    } else if (wchan === 'n_tty_read' || wchan === 'wait_woken') {
+      result.readingTty = true;
+    } else if (/poll|select|epoll/.test(wchan)) {
+      result.polling = true;
+    }
+  }
+  return result;
+}
+
+/**
+ * True when the text before the cursor looks like a question waiting for an answer:
+ * `Name? `, `Password:`, `>>> `, `(y/n)`, `[Y/n] `, `Continue? [yes/no]` …
+ */
+export function looksLikePrompt(beforeCursor: string): boolean {
+  const t = beforeCursor.replace(/\s+$/, '');
+  if (t.length === 0) return false;
+  return /(?:[?:>$#%»❯›]|\(y\/n\)|\[y\/n\]|\(yes\/no\)|\[yes\/no\])$/i.test(t);
+}

@@ -1,0 +1,102 @@
+import {
+  G,
+  HoldfastError,
+  isExecParams,
+  isInputParams,
+  isReadParams,
+  isResizeParams,
+  isShutdownParams,
+  isSpawnParams,
+  isStopParams,
+  isWaitParams,
+  LinkTimeouts,
+} from '@holdfast/shared/protocol';
+import type { RequestContext } from '@holdfast/shared/wire';
+import { ServerTimings } from './constants.js';
+import { log } from './log.js';
+import type { Session } from './session.js';
+
+/**
+ * Request dispatch of the guardian protocol (DESIGN §3, shared/protocol/guardian.ts): every
+ * inbound request is checked with its guard (`BAD_REQUEST` when it fails), then served by the
+ * session. Unknown methods get `UNKNOWN_METHOD`. Expected outcomes (command already running,
+ * shell not ready) are values; errors are `HoldfastError`s with a code.
+ *
+ * Waits (`exec`, `wait`, `read`) are capped at {@link LinkTimeouts.MAX_WAIT_MS} and answer
+ * {@link ServerTimings.DEADLINE_MARGIN_MS} before the request's deadline, so a caller whose
+ * deadline is shorter than `waitMs` still gets the running record instead of a timeout.
+ *
+ * Results beyond guardian.ts: `g.input`, `g.resize` and `g.bye` answer `{ok: true}`;
+ * `g.reset_shell` answers the new `GuardianStatus`; `g.stop` and `g.wait` answer the
+ * `CommandRecord` or `TaskRecord` (`TASK_NOT_FOUND` for an unknown id); `g.shutdown` answers
+ * the `ExitRecord` and the process exits right after. Work requests on an ending session get
+ * `SESSION_EXITED`.
+ */
+export async function routeRequest(s: Session, method: string, params: unknown, ctx: RequestContext): Promise<unknown> {
+  const wctx = {
+    signal: ctx.signal,
+    ...(ctx.deadline !== undefined ? { deadline: ctx.deadline - ServerTimings.DEADLINE_MARGIN_MS } : {}),
+  };
+  const bad = (what: string): HoldfastError => new HoldfastError('BAD_REQUEST', `${method}: invalid parameters (${what})`);
+  const live = (): void => {
+    if (s.isEnding) throw new HoldfastError('SESSION_EXITED', 'this session is ending; open a new one');
+  };
+  switch (method) {
+    case G.status:
+      return s.status();
+    case G.exec: {
+      if (!isExecParams(params)) throw bad('id, command, waitMs required');
+      if (s.isEnding) return { ok: false, reason: 'shell_exited', running: null };
+      return s.commands.exec({ ...params, waitMs: Math.min(params.waitMs, LinkTimeouts.MAX_WAIT_MS) }, wctx);
+    }
+    case G.wait: {
+      if (!isWaitParams(params)) throw bad('id, waitMs required');
+      const waitMs = Math.min(params.waitMs, LinkTimeouts.MAX_WAIT_MS);
+      const cmd = await s.commands.wait(params.id, waitMs, params.quietMs, wctx);
+      if (cmd) return cmd;
+      const until = Math.min(Date.now() + waitMs, wctx.deadline ?? Infinity);
+      const task = await s.tasks.waitExit(params.id, Math.max(0, until - Date.now()), ctx.signal);
+      if (task) return task;
+      throw new HoldfastError('TASK_NOT_FOUND', `no command or task ${params.id} in this session (only the last 100 finished are kept)`);
+    }
+    case G.input:
+      if (!isInputParams(params)) throw bad('text and/or keys from KEY_SEQUENCES');
+      live();
+      s.commands.input(params);
+      return { ok: true };
+    case G.read:
+      if (!isReadParams(params)) throw bad('src, from, max required');
+      return s.reader.read(params, wctx);
+    case G.snapshot:
+      live();
+      return s.screen.snapshot();
+    case G.spawn:
+      if (!isSpawnParams(params)) throw bad('id and exactly one of argv, command');
+      live();
+      return s.tasks.spawn(params);
+    case G.stop: {
+      if (!isStopParams(params)) throw bad('id required');
+      const rec = (await s.commands.stop(params.id)) ?? (await s.tasks.stop(params.id));
+      if (rec) return rec;
+      throw new HoldfastError('TASK_NOT_FOUND', `no command or task ${params.id} in this session`);
+    }
+    case G.resetShell:
+      live();
+      return s.resetShell();
+    case G.resize:
+      if (!isResizeParams(params)) throw bad('cols and rows in 1..1000');
+      s.resize(params.cols, params.rows);
+      return { ok: true };
+    case G.shutdown: {
+      if (!isShutdownParams(params)) throw bad('reason required');
+      const rec = await s.shutdown(params.reason);
+      setImmediate(() => void s.exitProcess());
+      return rec;
+    }
+    case G.bye:
+      log(`${(ctx.peer.remote as { role?: string } | undefined)?.role ?? 'peer'} says bye (restart handoff, not a shutdown)`);
+      return { ok: true };
+    default:
+      throw new HoldfastError('UNKNOWN_METHOD', `the guardian does not serve ${method}`);
+  }
+}

@@ -1,0 +1,271 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  GEvents,
+  OutputLimits,
+  processStartTime,
+  ProtocolVersions,
+  SegmentLog,
+  type ExitReason,
+  type ExitRecord,
+  type GuardianSpec,
+  type GuardianStatus,
+  type ReadParams,
+} from '@holdfast/shared/protocol';
+import { GUARDIAN_BUILD } from './build-id.js';
+import { Clock } from './clock.js';
+import { CommandRunner } from './command-runner.js';
+import { ServerTimings } from './constants.js';
+import { writeExitRecord } from './exit-record.js';
+import { GuardianServer } from './guardian-server.js';
+import { log } from './log.js';
+import { writeManifest } from './manifest.js';
+import { OrphanTimer } from './orphan-timer.js';
+import { OutputReader, type SourceState } from './output-reader.js';
+import { procLink } from './proc-table.js';
+import { findShell, PtyHost, type ShellExit } from './pty-host.js';
+import { routeRequest } from './request-router.js';
+import { ScreenModel } from './screen-model.js';
+import { writeIntegrationFiles } from './shell-integration.js';
+import { TaskRunner } from './task-runner.js';
+
+/**
+ * One guardian = one remote session (DESIGN §1, §5): wires the PTY shell, foreground commands,
+ * tasks, output logs, screen model, socket server, manifest and orphan timer, and owns the ways
+ * a session ends (DESIGN §4.4):
+ *
+ * - `shutdown(reason)` (g.shutdown, SIGTERM/SIGINT → `signal`, orphan timer → `orphan`): one kill
+ *   escalation SIGHUP → SIGTERM → SIGKILL over the shell's terminal session and every task's
+ *   process group and session (every process whose session id or group id matches, so orphaned
+ *   grandchildren die too), then `exit.json`, then the answer, then the socket is unlinked and
+ *   the process exits 0.
+ * - The shell exits by itself: what is left of its session and the tasks is killed, `exit.json`
+ *   (`shell_exit`, the shell's code) is written, `g.exit` goes to every connection, and the
+ *   guardian exits once they disconnect or after {@link ServerTimings.EXIT_LINGER_MS} (at once
+ *   with no connection). The manifest is left for the daemon to clean up.
+ */
+export class Session {
+  readonly clock = new Clock();
+  private readonly nonce = randomBytes(8).toString('hex');
+  private readonly ptyLog: SegmentLog;
+  readonly host: PtyHost;
+  readonly screen: ScreenModel;
+  readonly commands: CommandRunner;
+  readonly tasks: TaskRunner;
+  readonly reader: OutputReader;
+  readonly server: GuardianServer;
+  private readonly orphan: OrphanTimer;
+  private manifestWritten = false;
+  private ending: Promise<ExitRecord> | null = null;
+  private exiting = false;
+
+  constructor(
+    readonly spec: GuardianSpec,
+    private readonly bundlePath: string,
+  ) {
+    mkdirSync(spec.sessionDir, { recursive: true, mode: 0o700 });
+    const files = writeIntegrationFiles(join(spec.sessionDir, 'shell'), this.nonce);
+    this.ptyLog = new SegmentLog(join(spec.sessionDir, 'pty'), OutputLimits.PTY_LOG_SEGMENT_BYTES, OutputLimits.PTY_LOG_SEGMENTS);
+    const baseEnv: Record<string, string> = {};
+    for (const [k, v] of Object.entries(process.env)) if (v !== undefined) baseEnv[k] = v;
+    Object.assign(baseEnv, spec.env, { PAGER: 'cat', GIT_PAGER: 'cat' });
+    const shellEnv = { ...baseEnv, TERM: 'xterm-256color' };
+    const shellPath = spec.shell ?? findShell(baseEnv.PATH, baseEnv.SHELL);
+
+    this.host = new PtyHost({ cwd: spec.cwd, cols: spec.cols, rows: spec.rows, env: shellEnv, shellPath, nonce: this.nonce, files, log: this.ptyLog, clock: this.clock });
+    this.screen = new ScreenModel(this.ptyLog, spec.cols, spec.rows);
+    this.commands = new CommandRunner({
+      host: this.host,
+      log: this.ptyLog,
+      screen: this.screen,
+      clock: this.clock,
+      onDone: (rec) => this.server.broadcast(GEvents.done, rec),
+    });
+    this.tasks = new TaskRunner({
+      sessionDir: spec.sessionDir,
+      cwd: spec.cwd,
+      env: baseEnv,
+      clock: this.clock,
+      onDone: (rec) => this.server.broadcast(GEvents.done, rec),
+      onOutput: (id) => {
+        this.reader.notify(`task:${id}:stdout`);
+        this.reader.notify(`task:${id}:stderr`);
+      },
+    });
+    this.reader = new OutputReader({ sessionDir: spec.sessionDir, source: (src) => this.source(src) });
+    this.server = new GuardianServer({
+      socketPath: spec.socketPath,
+      build: GUARDIAN_BUILD,
+      handler: (m, p, ctx) => routeRequest(this, m, p, ctx),
+      onDaemonCount: (n) => this.orphan.update(n),
+    });
+    this.orphan = new OrphanTimer(spec.orphanTimeoutS, () => {
+      log(`no daemon connection for ${spec.orphanTimeoutS} s: ending (orphan)`);
+      void this.endAndExit('orphan');
+    });
+
+    this.host.on('output', () => {
+      this.screen.noteOutput();
+      this.reader.notify('pty');
+    });
+    this.host.on('spawned', () => {
+      if (this.manifestWritten) this.writeManifest();
+    });
+    this.host.on('exit', (e) => {
+      this.reader.notify('pty');
+      if (!e.expected) void this.onShellExit(e);
+    });
+  }
+
+  /** Listens, starts the shell, writes the manifest, arms the orphan timer. */
+  async start(): Promise<void> {
+    await this.server.listen();
+    this.host.start();
+    this.writeManifest();
+    this.manifestWritten = true;
+    this.orphan.update(this.server.daemonConnections);
+    log(`guardian ${this.spec.gid} ready on ${this.spec.socketPath} (build ${GUARDIAN_BUILD})`);
+  }
+
+  /** True once the session is ending (no new work accepted). */
+  get isEnding(): boolean {
+    return this.ending !== null;
+  }
+
+  /** `g.status` (DESIGN §4.3, §5). */
+  status(): GuardianStatus {
+    const h = this.host;
+    const shell: GuardianStatus['shell'] = { pid: h.pid, alive: h.alive, generation: h.generation, ready: h.ready };
+    const last = h.lastExit;
+    if (!h.alive && last) {
+      shell.exitCode = last.exitCode;
+      shell.signal = last.signal;
+    }
+    if (h.rcFallback) shell.rcFallback = true;
+    return {
+      gid: this.spec.gid,
+      pid: process.pid,
+      startTime: processStartTime(process.pid),
+      build: GUARDIAN_BUILD,
+      proto: ProtocolVersions.GUARDIAN,
+      shell,
+      cwd: h.alive ? procLink(h.pid, 'cwd') : null,
+      clock: this.clock.snapshot(this.commands.foreground !== null || this.tasks.anyRunning),
+      pty: { start: this.ptyLog.start, end: this.ptyLog.end },
+      foreground: this.commands.foreground,
+      tasks: this.tasks.list(),
+      daemonConnections: this.server.daemonConnections,
+    };
+  }
+
+  /** `g.reset_shell`: a fresh shell (generation + 1); the PTY log continues; tasks untouched. */
+  async resetShell(): Promise<GuardianStatus> {
+    this.clock.instruction(false);
+    await this.host.reset();
+    return this.status();
+  }
+
+  /** `g.resize`: the PTY and the screen model (at the current offset). */
+  resize(cols: number, rows: number): void {
+    this.host.resize(cols, rows);
+    this.screen.resize(cols, rows);
+  }
+
+  /**
+   * Ends the session (see the class comment) and resolves with the exit record once it is on
+   * disk. Idempotent: later calls get the same record.
+   */
+  shutdown(reason: ExitReason): Promise<ExitRecord> {
+    if (this.ending) return this.ending;
+    log(`ending: ${reason}`);
+    this.ending = (async () => {
+      this.orphan.stop();
+      const groups = this.tasks.allGroups();
+      const shellExit = await this.host.endSession({ final: true, also: { sessions: groups, groups } });
+      return this.finish(reason, shellExit, null);
+    })();
+    return this.ending;
+  }
+
+  /** Ends (see {@link shutdown}) and exits the process after the answer went out. */
+  async endAndExit(reason: ExitReason): Promise<void> {
+    await this.shutdown(reason);
+    await this.exitProcess();
+  }
+
+  /** Closes the socket (flushing answers already written), the logs, and exits 0. */
+  async exitProcess(): Promise<void> {
+    if (this.exiting) return;
+    this.exiting = true;
+    // Let answers queued in this tick reach their sockets before the FIN.
+    await new Promise((r) => setImmediate(r));
+    await this.server.close();
+    this.ptyLog.close();
+    this.tasks.closeLogs();
+    log('exit 0');
+    process.exit(0);
+  }
+
+  private async onShellExit(e: ShellExit): Promise<void> {
+    if (this.ending) return;
+    log(`the shell exited by itself (code ${e.exitCode}, signal ${e.signal}): ending the session`);
+    this.ending = (async () => {
+      this.orphan.stop();
+      const groups = this.tasks.allGroups();
+      await this.host.endSession({ final: true, also: { sessions: groups, groups } });
+      return this.finish('shell_exit', e, e.exitCode);
+    })();
+    const rec = await this.ending;
+    this.server.broadcast(GEvents.exit, rec);
+    if (this.server.connectionCount > 0) await this.server.drained(ServerTimings.EXIT_LINGER_MS);
+    await this.exitProcess();
+  }
+
+  private async finish(reason: ExitReason, shellExit: ShellExit | null, code: number | null): Promise<ExitRecord> {
+    await this.tasks.settle(1500);
+    this.commands.close();
+    this.screen.dispose();
+    this.reader.notifyAll();
+    const tasks: ExitRecord['finalOffsets']['tasks'] = {};
+    for (const t of this.tasks.list()) tasks[t.id] = { stdout: t.stdout.end, stderr: t.stderr.end, exitCode: t.exitCode ?? null };
+    const rec = writeExitRecord(this.spec.sessionDir, {
+      gid: this.spec.gid,
+      reason,
+      code,
+      signal: shellExit?.signal ?? null,
+      finalOffsets: { pty: this.ptyLog.end, tasks },
+    });
+    log(`exit.json written: ${reason}, code ${code}, pty ${this.ptyLog.end}`);
+    return rec;
+  }
+
+  private writeManifest(): void {
+    try {
+      writeManifest(this.spec.manifestPath, {
+        gid: this.spec.gid,
+        shellPid: this.host.pid,
+        socketPath: this.spec.socketPath,
+        build: GUARDIAN_BUILD,
+        bundlePath: this.bundlePath,
+        createdAt: this.clock.createdAt,
+      });
+    } catch (err) {
+      log('writing the manifest failed', err);
+    }
+  }
+
+  private source(src: ReadParams['src']): SourceState | null {
+    if (src === 'pty') {
+      const last = this.host.lastExit;
+      const exited = this.ending !== null && !this.host.alive;
+      return { log: this.ptyLog, folder: null, exited, exitCode: exited ? (last?.exitCode ?? null) : null };
+    }
+    const m = /^task:([A-Za-z0-9_]+):(stdout|stderr)$/.exec(src);
+    if (!m) return null;
+    const log = this.tasks.stream(m[1]!, m[2] as 'stdout' | 'stderr');
+    const st = this.tasks.exitState(m[1]!);
+    if (!log || !st) return null;
+    return { log, folder: null, exited: st.exited, exitCode: st.exitCode };
+  }
+}
