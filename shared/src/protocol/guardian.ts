@@ -132,6 +132,11 @@ export interface GuardianStatus {
     ready: boolean;
     exitCode?: number | null;
     signal?: string | null;
+    /**
+     * The user's rc files never reached a prompt (broken or hanging), so the shell runs with the
+     * `--norc` fallback (integration only). Absent when false. Since proto 1 (additive).
+     */
+    rcFallback?: boolean;
   };
   /** Current working directory of the shell, if readable. */
   cwd: string | null;
