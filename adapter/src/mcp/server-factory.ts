@@ -21,8 +21,8 @@ import type { ToolCatalog } from './tool-catalog.js';
  * what is expensive — tool JSON Schemas — is rendered once in the {@link ToolCatalog} and shared.
  *
  * Served: `tools/list` (the principal's tools, DESIGN §6.2), `tools/call` (forwarded to the
- * daemon), `logging/setLevel` (2025 era), and `resources/*` (nothing listed yet; reading an unknown
- * URI is the SEP-2164 `-32602` error carrying the URI).
+ * daemon), `logging/setLevel` (2025 era), `resources/*` and `prompts/*` (nothing listed yet;
+ * reading an unknown URI is the SEP-2164 `-32602` error carrying the URI).
  */
 export interface ServerDeps {
   catalog: ToolCatalog;
@@ -52,7 +52,7 @@ export function buildServer(deps: ServerDeps, era: Era, principalOf: PrincipalRe
   const server = new Server(
     { name: 'holdfast', title: 'holdfast', version: buildInfo().version },
     {
-      capabilities: { tools: { listChanged: false }, resources: {}, logging: {} },
+      capabilities: { tools: { listChanged: false }, resources: {}, prompts: {}, logging: {} },
       instructions: SERVER_INSTRUCTIONS,
       jsonSchemaValidator: deps.validator,
     },
@@ -81,6 +81,10 @@ export function buildServer(deps: ServerDeps, era: Era, principalOf: PrincipalRe
   server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: [] }));
   server.setRequestHandler('resources/read', (req) => {
     throw new ResourceNotFoundError(req.params.uri, `Resource ${req.params.uri} not found`);
+  });
+  server.setRequestHandler('prompts/list', () => ({ prompts: [] }));
+  server.setRequestHandler('prompts/get', (req) => {
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${req.params.name} not found`);
   });
   return server;
 }
