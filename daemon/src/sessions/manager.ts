@@ -447,6 +447,7 @@ function toView(row: SessionRow, st: GuardianStatus | null, cfg: HoldfastConfig[
     last_activity_at: lastActivity,
     ever_executed: ever,
     busy: st ? st.clock.busy : false,
+    shell_ready: st ? st.shell.ready : false,
     idle_seconds: Math.max(0, Math.round((endTime - lastActivity) / 1000)),
     ttl_seconds: ever ? cfg.ttl_executed_s : cfg.ttl_never_executed_s,
     pty_end: st ? st.pty.end : row.pty_end,

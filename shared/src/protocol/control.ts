@@ -26,6 +26,8 @@ export const SessionView = z.object({
   last_activity_at: z.number(),
   ever_executed: z.boolean(),
   busy: z.boolean(),
+  /** The shell has shown its first prompt (commands can run). */
+  shell_ready: z.boolean(),
   /** Seconds since the last activity (PTY output or instruction). */
   idle_seconds: z.number(),
   /** Idle TTL of the session's tier, seconds. */

@@ -1,0 +1,37 @@
+#!/usr/bin/env node
+import { allRows } from './stats.js';
+import { runtimeSuite } from './suites/runtime.js';
+
+/**
+ * `npm run bench [-- suite…]`: runs the benchmark suites and prints medians and ratios against
+ * baselines measured in the same run. Nothing here passes or fails on time (DESIGN §8); the exit
+ * code only says whether every suite ran.
+ */
+const SUITES: Record<string, () => Promise<void>> = {
+  runtime: runtimeSuite,
+};
+
+async function main(): Promise<void> {
+  const wanted = process.argv.slice(2);
+  const names = wanted.length > 0 ? wanted : Object.keys(SUITES);
+  let failed = 0;
+  for (const name of names) {
+    const suite = SUITES[name];
+    if (!suite) {
+      process.stderr.write(`unknown suite ${name}; suites: ${Object.keys(SUITES).join(', ')}\n`);
+      process.exitCode = 2;
+      return;
+    }
+    process.stdout.write(`\n== ${name} ==\n  ${'measure'.padEnd(48)} ${'holdfast'.padEnd(26)} ${'baseline (same run)'.padEnd(34)} ratio\n`);
+    try {
+      await suite();
+    } catch (err) {
+      failed++;
+      process.stderr.write(`suite ${name} failed: ${(err as Error).stack ?? String(err)}\n`);
+    }
+  }
+  process.stdout.write(`\n${allRows().length} measures.\n`);
+  if (failed > 0) process.exitCode = 1;
+}
+
+void main();
