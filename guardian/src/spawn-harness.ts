@@ -95,6 +95,10 @@ export interface StartedGuardian {
 /** Starts a guardian from the bundle with a spec in a fresh `/tmp/hfg-*` folder. */
 export async function startGuardian(over: Partial<GuardianSpec> = {}, opts: { env?: NodeJS.ProcessEnv } = {}): Promise<StartedGuardian> {
   const dir = mkdtempSync('/tmp/hfg-');
+  // A fresh, empty HOME unless the test brings its own: the shell's rc files are then the
+  // test's business, and a real ~/.bashrc (slow, or holding locks such as pyenv's rehash lock)
+  // cannot make a test slow or flaky.
+  const home = join(dir, 'home');
   const marker = `HFG_TEST_MARK=${randomBytes(6).toString('hex')}`;
   const spec: GuardianSpec = {
     schema: 1,
@@ -110,10 +114,12 @@ export async function startGuardian(over: Partial<GuardianSpec> = {}, opts: { en
     daemonBuild: 'test',
     ...over,
   };
+  spec.env = { HOME: home, ...spec.env };
   const specPath = join(dir, 'spec.json');
   writeFileSync(specPath, JSON.stringify(spec), { mode: 0o600 });
   const { openSync, closeSync, mkdirSync } = await import('node:fs');
   mkdirSync(spec.sessionDir, { recursive: true, mode: 0o700 });
+  mkdirSync(home, { recursive: true, mode: 0o700 });
   const logFd = openSync(join(dir, 'guardian.log'), 'a', 0o600);
   const [k, v] = marker.split('=') as [string, string];
   const child = spawn(process.execPath, [BUNDLE, '--spec', specPath], {

@@ -1,0 +1,206 @@
+/**
+ * Foreground commands in the guardian's PTY (DESIGN §5), against a real guardian process from the
+ * bundle: exact output boundaries, exit codes, persistence of cwd/env, multi-line commands, the
+ * one-command rule, awaiting input, typed commands, stopping, snapshots, and clean logs.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { G, type CommandRecord, type ExecResult, type GuardianStatus, type ReadResult, type SnapshotResult } from '@holdfast/shared/protocol';
+import type { RpcPeer } from '@holdfast/shared/wire';
+import { exec, outputOf, readAll, run, startGuardian, until, type StartedGuardian } from './spawn-harness.js';
+
+describe('foreground commands', () => {
+  let g: StartedGuardian;
+  let peer: RpcPeer;
+  const events: Array<[string, unknown]> = [];
+
+  before(async () => {
+    g = await startGuardian();
+    peer = await g.dial();
+    peer.on('event', (ev, d) => events.push([ev, d]));
+  });
+
+  after(async () => {
+    try {
+      await peer.request(G.shutdown, { reason: 'closed' }).catch(() => undefined);
+      await g.waitGone();
+      assert.deepEqual(g.leftovers(), [], 'no process of this guardian is left');
+    } finally {
+      await g.cleanup();
+    }
+  });
+
+  it('echo hi returns exactly its output and exit 0', async () => {
+    const rec = await run(peer, 'c_echo', 'echo hi');
+    assert.equal(rec.exitCode, 0);
+    assert.equal(await outputOf(peer, rec), 'hi\r\n');
+  });
+
+  it('reports exit codes 3 and 1', async () => {
+    const three = await run(peer, 'c_exit3', "bash -c 'exit 3'");
+    assert.equal(three.exitCode, 3);
+    assert.equal(await outputOf(peer, three), '');
+    const one = await run(peer, 'c_false', 'false');
+    assert.equal(one.exitCode, 1);
+  });
+
+  it('Ctrl-C on sleep 30 ends it with 130', async () => {
+    const r = await exec(peer, 'c_sleep', 'sleep 30', 300);
+    assert.ok(r.ok && r.cmd.state === 'running');
+    await peer.request(G.input, { keys: ['Ctrl-C'] });
+    const done = await peer.request<CommandRecord>(G.wait, { id: 'c_sleep', waitMs: 5000 });
+    assert.equal(done.state, 'exited');
+    assert.equal(done.exitCode, 130);
+  });
+
+  it('cd and export persist across commands (one shell)', async () => {
+    await run(peer, 'c_cd', 'cd /tmp');
+    const pwd = await run(peer, 'c_pwd', 'pwd');
+    assert.equal(await outputOf(peer, pwd), '/tmp\r\n');
+    const st = await peer.request<GuardianStatus>(G.status, {});
+    assert.equal(st.cwd, '/tmp');
+    await run(peer, 'c_export', 'export HF_X=1');
+    const x = await run(peer, 'c_echo_x', 'echo "x=$HF_X"');
+    assert.equal(await outputOf(peer, x), 'x=1\r\n');
+  });
+
+  it('runs a multi-line command as one command', async () => {
+    const rec = await run(peer, 'c_multi', "for i in 1 2 3\ndo\n  echo \"n$i\"\ndone\ncat <<'EOF'\nhere 'doc' \\ $HOME\nEOF\n(exit 4)");
+    assert.equal(rec.exitCode, 4);
+    assert.equal(await outputOf(peer, rec), "n1\r\nn2\r\nn3\r\nhere 'doc' \\ $HOME\r\n");
+  });
+
+  it('an unterminated quote is an error, not a hang', async () => {
+    const rec = await run(peer, 'c_quote', 'echo "abc');
+    assert.equal(rec.exitCode, 2);
+  });
+
+  it('keeps UTF-8 and special characters exact', async () => {
+    const rec = await run(peer, 'c_utf8', "printf '%s\\n' '名前 = \"Bäcker €\"' 'tab\there' 'bang!'");
+    assert.equal(await outputOf(peer, rec), '名前 = "Bäcker €"\r\ntab\there\r\nbang!\r\n');
+  });
+
+  it('refuses a second command at once while one runs (no queue)', async () => {
+    const first = await exec(peer, 'c_long', 'sleep 20', 200);
+    assert.ok(first.ok && first.cmd.state === 'running');
+    const t0 = Date.now();
+    const second = await exec(peer, 'c_second', 'echo nope', 10000);
+    assert.ok(Date.now() - t0 < 1000, 'refused at once');
+    assert.deepEqual({ ok: second.ok, reason: !second.ok ? second.reason : null }, { ok: false, reason: 'command_already_running' });
+    assert.equal(!second.ok && second.running?.id, 'c_long');
+    const stopped = await peer.request<CommandRecord>(G.stop, { id: 'c_long' });
+    assert.equal(stopped.state, 'exited');
+    assert.equal(stopped.exitCode, 130);
+  });
+
+  it('returns early with awaitingInput for read -p, then finishes after input', async () => {
+    const t0 = Date.now();
+    const r = await exec(peer, 'c_read', "read -p 'Name? ' n; echo hi $n", 20000, 500);
+    assert.ok(r.ok);
+    assert.equal(r.cmd.state, 'running');
+    assert.equal(r.cmd.awaitingInput, true);
+    assert.ok(Date.now() - t0 < 10000, 'returned early');
+    await peer.request(G.input, { text: 'bob', keys: ['Enter'] });
+    const done = await peer.request<CommandRecord>(G.wait, { id: 'c_read', waitMs: 5000 });
+    assert.equal(done.exitCode, 0);
+    assert.equal(await outputOf(peer, done), 'Name? bob\r\nhi bob\r\n');
+  });
+
+  it('sees a program blocked reading the terminal without any prompt (cat)', async () => {
+    const r = await exec(peer, 'c_cat', 'cat', 20000, 400);
+    assert.ok(r.ok && r.cmd.awaitingInput === true);
+    await peer.request(G.input, { text: 'line', keys: ['Enter', 'Ctrl-D'] });
+    const done = await peer.request<CommandRecord>(G.wait, { id: 'c_cat', waitMs: 5000 });
+    assert.equal(done.exitCode, 0);
+    assert.equal(await outputOf(peer, done), 'line\r\nline\r\n');
+  });
+
+  it('a quiet command that does not read input is not awaiting input', async () => {
+    const r = await exec(peer, 'c_quiet', 'sleep 2.5', 1200, 300);
+    assert.ok(r.ok && r.cmd.state === 'running');
+    assert.equal(r.cmd.awaitingInput, undefined);
+    const done = await peer.request<CommandRecord>(G.wait, { id: 'c_quiet', waitMs: 5000 });
+    assert.equal(done.exitCode, 0);
+  });
+
+  it('tracks a command typed through input as typed_<n> and reports it with g.done', async () => {
+    await peer.request(G.input, { text: 'echo typed-ok', keys: ['Enter'] });
+    const ev = await until('g.done of the typed command', 5000, () =>
+      events.map(([, d]) => d as CommandRecord).find((d) => d.kind === 'command' && d.id.startsWith('typed_') && d.command === 'echo typed-ok'),
+    );
+    assert.equal(ev.exitCode, 0);
+    assert.equal(await outputOf(peer, ev), 'typed-ok\r\n');
+    const again = await peer.request<CommandRecord>(G.wait, { id: ev.id, waitMs: 0 });
+    assert.equal(again.state, 'exited');
+  });
+
+  it('sends g.done for exec commands to connected peers', async () => {
+    const rec = await run(peer, 'c_event', 'true');
+    await until('g.done c_event', 3000, () => events.some(([ev, d]) => ev === 'g.done' && (d as CommandRecord).id === rec.id));
+  });
+
+  it('snapshot shows the screen and the offset it reflects', async () => {
+    await run(peer, 'c_snap', "printf 'SNAP-%s\\n' ok");
+    const st = await peer.request<GuardianStatus>(G.status, {});
+    const snap = await peer.request<SnapshotResult>(G.snapshot, {});
+    assert.equal(snap.cols, 200);
+    assert.equal(snap.rows, 50);
+    assert.equal(snap.lines.length, 50);
+    assert.ok(snap.lines.some((l) => l === 'SNAP-ok'), snap.lines.join('\n'));
+    assert.ok(snap.offset >= st.pty.end);
+    assert.ok(snap.ansi.includes('SNAP-ok'));
+    assert.ok(snap.cursor.y >= 0 && snap.cursor.y < 50);
+  });
+
+  it('long-polls the PTY for new output', async () => {
+    const st = await peer.request<GuardianStatus>(G.status, {});
+    const r = await exec(peer, 'c_late', 'sleep 0.4; echo late-line', 100);
+    assert.ok(r.ok);
+    const t0 = Date.now();
+    let text = '';
+    let from = st.pty.end;
+    while (!text.includes('late-line')) {
+      const rr = await peer.request<ReadResult>(G.read, { src: 'pty', from, max: 65536, waitMs: 5000 });
+      assert.ok(rr.data.length > 0 || Date.now() - t0 < 5000);
+      text += Buffer.from(rr.data).toString();
+      from = rr.next;
+      assert.ok(Date.now() - t0 < 5000, 'output arrived');
+    }
+    assert.equal((await peer.request<CommandRecord>(G.wait, { id: 'c_late', waitMs: 5000 })).exitCode, 0);
+  });
+
+  it('a fake marker with another nonce is kept as output and does not end the command', async () => {
+    const rec = await run(peer, 'c_fake', "printf '\\033]633;HFdeadbeefdeadbeef;D;0\\007after\\n'; sleep 0.2; echo end");
+    assert.equal(rec.exitCode, 0);
+    const out = await outputOf(peer, rec);
+    assert.ok(out.endsWith('after\r\nend\r\n'), JSON.stringify(out));
+  });
+
+  it('our markers never reach the PTY log', async () => {
+    const nonce = /__hf_n='([0-9a-f]+)'/.exec(readFileSync(join(g.spec.sessionDir, 'shell', 'integration.sh'), 'utf8'))![1]!;
+    const st = await peer.request<GuardianStatus>(G.status, {});
+    const all = await readAll(peer, 'pty', 0, st.pty.end);
+    assert.equal(all.length, st.pty.end);
+    assert.equal(all.indexOf(Buffer.from(`\x1b]633;HF${nonce}`)), -1);
+    assert.equal(all.indexOf(Buffer.from(`633;HF${nonce}`)), -1);
+  });
+
+  it('status reports the clock: executed, not busy when idle', async () => {
+    const st = await peer.request<GuardianStatus>(G.status, {});
+    assert.equal(st.clock.everExecuted, true);
+    assert.equal(st.clock.busy, false);
+    assert.equal(st.foreground, null);
+    assert.ok(st.clock.lastInstructionAt >= st.clock.createdAt);
+    assert.equal(st.shell.ready, true);
+    assert.equal(st.shell.generation, 1);
+  });
+
+  it('refuses invalid parameters with BAD_REQUEST', async () => {
+    await assert.rejects(peer.request<ExecResult>(G.exec, { id: 'x', command: '', waitMs: 1 }), { code: 'BAD_REQUEST' });
+    await assert.rejects(peer.request(G.input, { keys: ['NoSuchKey'] }), { code: 'BAD_REQUEST' });
+    await assert.rejects(peer.request(G.read, { src: 'nope', from: 0, max: 1 }), { code: 'BAD_REQUEST' });
+    await assert.rejects(peer.request('g.nope', {}), { code: 'UNKNOWN_METHOD' });
+  });
+});
