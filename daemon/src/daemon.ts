@@ -221,8 +221,9 @@ export class Daemon {
     if (killSessions && this.manager) {
       await Promise.all(this.sessionsRepo.listLive().map((r) => this.manager.end(r.id, 'killed').catch(() => undefined)));
     }
-    await this.server?.close();
+    const closing = this.server?.close();
     this.server?.disconnectAll();
+    await closing;
     await this.manager?.byeAll();
     if (this.db) {
       try {

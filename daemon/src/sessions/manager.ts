@@ -284,6 +284,8 @@ export class SessionManager {
   async checkGone(id: string): Promise<boolean> {
     const row = this.sessions.get(id);
     if (!row || (row.state !== 'running' && row.state !== 'starting')) return true;
+    // A starting session has no guardian pid yet: its launcher decides whether it came up.
+    if (row.state === 'starting') return false;
     if (row.guardian_pid && isProcessAlive(row.guardian_pid, row.guardian_start_time)) return false;
     const rec = readJson<ExitRecord>(guardianPaths(this.layout, id).exitRecord);
     await this.markEnded(id, rec);
@@ -333,6 +335,9 @@ export class SessionManager {
     try {
       const link = await this.ensureLink(id);
       rec = await link.shutdown({ reason });
+      // The guardian answers just before it exits: let it go before sweeping what is left.
+      const until = Date.now() + 3000;
+      while (row.guardian_pid && isProcessAlive(row.guardian_pid, row.guardian_start_time) && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
     } catch (err) {
       this.log.warn('guardian shutdown failed; killing it directly', { session: id, error: (err as Error).message });
       if (row.guardian_pid && isProcessAlive(row.guardian_pid, row.guardian_start_time)) await killWithEscalation([row.guardian_pid]);
