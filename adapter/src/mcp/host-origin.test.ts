@@ -1,0 +1,27 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { HostOriginGuard, normalizeAllowedHost } from './host-origin.js';
+
+describe('HostOriginGuard (DNS rebinding, DESIGN §6.2)', () => {
+  const g = new HostOriginGuard(['MCP.Example.com:443', 'https://other.example']);
+
+  it('accepts loopback names and allowed hosts, any port', () => {
+    for (const host of ['localhost:8000', '127.0.0.1:1', '[::1]:8000', 'mcp.example.com', 'other.example:9']) assert.ok(g.check({ host }).ok, host);
+    assert.ok(g.check({ host: 'localhost', origin: 'http://localhost:5173' }).ok);
+    assert.ok(g.check({ host: 'mcp.example.com', origin: 'https://mcp.example.com' }).ok);
+  });
+
+  it('refuses other hosts, a missing Host, and bad or opaque origins', () => {
+    assert.equal(g.check({ host: 'evil.com' }).ok, false);
+    assert.equal(g.check({}).ok, false);
+    assert.equal(g.check({ host: 'localhost', origin: 'http://evil.com' }).ok, false);
+    assert.equal(g.check({ host: 'localhost', origin: 'null' }).ok, false);
+  });
+
+  it('normalizes allowed-host values', () => {
+    assert.equal(normalizeAllowedHost('Example.COM:8443'), 'example.com');
+    assert.equal(normalizeAllowedHost('::1'), '[::1]');
+    assert.equal(normalizeAllowedHost('[fe80::1]:80'), '[fe80::1]');
+    assert.equal(normalizeAllowedHost('https://a.b/c'), 'a.b');
+  });
+});
