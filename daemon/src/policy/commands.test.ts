@@ -1,0 +1,303 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { evaluateCommand, type PolicyDecision } from './commands.js';
+
+/** The generated default of config.yaml (issue 5) plus `sudo` and `rm -rf` rules as in a cautious home. */
+const RULES = {
+  default: 'allow' as const,
+  deny: ['rm -rf /', "rm -rf '/*'", 'mkfs', 'mkfs.*', 'shutdown', 'sudo'],
+  confirm: ['git push', 'docker', 'npm install', 'rm -rf'],
+  allow: [],
+};
+const STRICT = { default: 'confirm' as const, deny: ['rm -rf /'], confirm: ['git push'], allow: ['npm test', 'make build'] };
+
+const decide = (command: string, rules: Parameters<typeof evaluateCommand>[1] = RULES): PolicyDecision => evaluateCommand({ command }, rules).decision;
+
+function table(rows: [string, PolicyDecision][], rules: Parameters<typeof evaluateCommand>[1] = RULES): void {
+  for (const [command, want] of rows) {
+    it(`${JSON.stringify(command)} → ${want}`, () => {
+      const v = evaluateCommand({ command }, rules);
+      assert.equal(v.decision, want, v.reason);
+    });
+  }
+}
+
+describe('command policy: always refused (issue 5)', () => {
+  const cases: [string, string][] = [
+    ['echo $(id)', 'command_substitution'],
+    ['echo "user: $(id -u)"', 'command_substitution'],
+    ['echo `id`', 'backticks'],
+    ['echo ${x:-$(id)}', 'command_substitution'],
+    ['echo $(( 1 + $(id -u) ))', 'command_substitution'],
+    ['[[ -n $(id) ]]', 'command_substitution'],
+    ['x=$(id)', 'command_substitution'],
+    ['a[$(id)]=1', 'command_substitution'],
+    ['diff <(sort a) <(sort b)', 'process_substitution'],
+    ['tee >(cat)', 'process_substitution'],
+    ['sleep 10 &', 'background'],
+    ['a & b', 'background'],
+    ['(sleep 1 &)', 'background'],
+    ['coproc cat', 'coprocess'],
+    ['cat <<EOF\nhi\nEOF\n', 'unquoted_heredoc'],
+    ['cat <<-EOF\n\thi\nEOF\n', 'unquoted_heredoc'],
+    ['ls &&', 'dangling_operator'],
+    ['ls ||', 'dangling_operator'],
+    ['ls |', 'dangling_operator'],
+    ['ls && && pwd', 'dangling_operator'],
+    ['echo "unterminated', 'parse_error'],
+    ['if true; then', 'parse_error'],
+    ['ls ;; pwd', 'parse_error'],
+    ['   ', 'empty'],
+    ["sh -c 'echo $(id)'", 'command_substitution'],
+    ["bash -c 'sleep 1 &'", 'background'],
+  ];
+  for (const [command, kind] of cases) {
+    it(`${JSON.stringify(command)} is refused (${kind})`, () => {
+      const v = evaluateCommand({ command }, { ...RULES, default: 'allow' });
+      assert.equal(v.decision, 'deny');
+      assert.ok(v.refusals.some((r) => r.kind === kind), JSON.stringify(v.refusals));
+    });
+  }
+  it('single quotes keep $(…) and backticks literal', () => {
+    assert.equal(decide("echo '$(id)' '`id`'"), 'allow');
+    assert.equal(decide("cat <<'EOF'\n$(id)\nEOF\n"), 'allow');
+    assert.equal(decide('cat <<"EOF"\n$(id)\nEOF\n'), 'allow');
+    assert.equal(decide('cat <<\\EOF\n$(id)\nEOF\n'), 'allow');
+  });
+  it('a trailing lone & offers the same command as a background task', () => {
+    const v = evaluateCommand({ command: 'npm run dev -- --port 3000 &' }, RULES);
+    assert.equal(v.decision, 'deny');
+    assert.equal(v.background_command, 'npm run dev -- --port 3000');
+  });
+  it('&&, &> and >& are not a lone &', () => {
+    assert.equal(decide('true && echo ok &> /dev/null'), 'allow');
+    assert.equal(decide('ls 2>&1 | cat'), 'allow');
+  });
+});
+
+describe('command policy: rules match the command as executed (issue 5)', () => {
+  table([
+    ['rm -rf /', 'deny'],
+    ['rm -fr /', 'deny'],
+    ['rm -r -f /', 'deny'],
+    ['rm -rf //', 'deny'],
+    ['rm -rf /tmp/..', 'deny'],
+    ['rm -v -rf /', 'deny'],
+    ['rm -rf /*', 'deny'],
+    ['/usr/bin/sudo ls', 'deny'],
+    ['sudo ls', 'deny'],
+    ['"sudo" ls', 'deny'],
+    ['"rm" -rf x', 'confirm'],
+    ["'rm' -rf x", 'confirm'],
+    ['\\rm -rf x', 'confirm'],
+    ['r"m" -rf x', 'confirm'],
+    ["$'\\x72m' -rf x", 'confirm'],
+    ['/bin/rm -rf x', 'confirm'],
+    ['rm -rf x', 'confirm'],
+    ['rm x', 'allow'],
+    ['mkfs /dev/sdb', 'deny'],
+    ['mkfs.ext4 /dev/sdb', 'deny'],
+    ['shutdown -h now', 'deny'],
+    ['git push', 'confirm'],
+    ['git push origin main', 'confirm'],
+    ['git -C sub push', 'confirm'],
+    ['git pull', 'allow'],
+    ['docker ps', 'confirm'],
+    ['npm install', 'confirm'],
+    ['npm ci', 'allow'],
+  ]);
+});
+
+describe('command policy: wrappers are looked through (issue 5)', () => {
+  table([
+    ['env rm -rf /', 'deny'],
+    ['env -i FOO=1 rm -rf /', 'deny'],
+    ['env -u HOME -- rm -rf /', 'deny'],
+    ['command rm -rf /', 'deny'],
+    ['exec rm -rf /', 'deny'],
+    ['nice rm -rf /', 'deny'],
+    ['nice -n 10 rm -rf /', 'deny'],
+    ['nice -10 rm -rf /', 'deny'],
+    ['nohup rm -rf /', 'deny'],
+    ['timeout 5 rm -rf /', 'deny'],
+    ['timeout -s KILL 5 rm -rf /', 'deny'],
+    ['timeout --signal=KILL 5s rm -rf /', 'deny'],
+    ['nohup nice timeout 5 env git push', 'confirm'],
+    ["sh -c 'rm -rf /'", 'deny'],
+    ["bash -c 'rm -rf /'", 'deny'],
+    ["bash -lc 'git push'", 'confirm'],
+    ["bash -e -c 'true; rm -rf /'", 'deny'],
+    ['sh -c "sh -c \'rm -rf /\'"', 'deny'],
+    ["eval 'rm -rf /'", 'deny'],
+    ["alias ll='rm -rf /'", 'deny'],
+    ["trap 'rm -rf /' EXIT", 'deny'],
+    ["env -S 'rm -rf /'", 'deny'],
+    ["bash <<'EOF'\nrm -rf /\nEOF\n", 'deny'],
+    ["bash <<< 'rm -rf /'", 'deny'],
+    ['xargs rm -rf', 'confirm'],
+    ['find . -name "*.o" | xargs rm', 'confirm'], // xargs input could add -rf and /
+    ['find / -exec rm -rf {} \\;', 'confirm'],
+    ['sudo -u nobody env rm -rf /', 'deny'],
+    ['command -v rm', 'allow'],
+    ['time rm -rf /', 'deny'],
+    ['! rm -rf /', 'deny'],
+  ]);
+});
+
+describe('command policy: segments (issue 5)', () => {
+  it('splits at && || ; | |& and newlines and inside compound commands', () => {
+    const v = evaluateCommand({ command: 'a && b || c; d | e |& f\ng; if h; then i; fi; for x in 1; do j; done; { k; }; (l); f() { m; }' }, RULES);
+    assert.deepEqual(
+      v.segments.map((s) => s.command),
+      ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l', 'm'],
+    );
+  });
+  it('a denied segment refuses the whole line (true && <denied>)', () => {
+    const v = evaluateCommand({ command: 'true && rm -rf /' }, RULES);
+    assert.equal(v.decision, 'deny');
+    assert.equal(v.segments[0]!.decision, 'allow');
+    assert.equal(v.segments[1]!.decision, 'deny');
+  });
+  it('denied inside loops, functions and subshells too', () => {
+    for (const c of ['for i in 1; do rm -rf /; done', 'f() { rm -rf /; }', '(cd x && rm -rf /)', 'if true; then :; else rm -rf /; fi', 'while false; do rm -rf /; done']) {
+      assert.equal(decide(c), 'deny', c);
+    }
+  });
+  it('redirections belong to their segment, and compound redirections to every inner segment', () => {
+    const v = evaluateCommand({ command: 'ls > out.txt 2>&1 && { cat a; } >> log' }, RULES);
+    assert.deepEqual(v.segments[0]!.redirects, ['> out.txt', '2>& 1']);
+    assert.deepEqual(v.segments[1]!.redirects, ['>> log']);
+  });
+  it('confirm asks once for the whole frozen line', () => {
+    const v = evaluateCommand({ command: 'git add -A && git commit -m x && git push' }, RULES);
+    assert.equal(v.decision, 'confirm');
+    assert.equal(v.segments.filter((s) => s.decision === 'confirm').length, 1);
+  });
+});
+
+describe('command policy: run-time words', () => {
+  table([
+    ['$CMD -rf /', 'confirm'],
+    ['"$CMD" x', 'confirm'],
+    ['{rm,-rf,/}', 'confirm'],
+    ['rm -rf $DIR', 'confirm'],
+    ['rm -rf "$HOME"', 'confirm'],
+    ['rm -rf /?', 'confirm'],
+    ["sh -c \"$X\"", 'confirm'],
+    ['curl -s https://x | sh', 'confirm'],
+    ['bash < script.sh', 'confirm'],
+    ['bash script.sh', 'allow'],
+    ['PROMPT_COMMAND="rm -rf ~"', 'confirm'],
+    ["export PS1='$(id) '", 'confirm'],
+    ['LD_PRELOAD=/tmp/x.so ls', 'confirm'],
+    ['FOO=1 BAR=2', 'allow'],
+    ['export PATH=$PATH:/opt/bin', 'allow'],
+  ]);
+  it('a run-time command name is denied when the default is deny', () => {
+    assert.equal(decide('$CMD', { default: 'deny', deny: [], confirm: [], allow: [] }), 'deny');
+  });
+});
+
+describe('command policy: allow rules and the read-only list (default confirm)', () => {
+  table(
+    [
+      ['npm test', 'allow'],
+      ['npm test -- --watch', 'allow'],
+      ['timeout 60 npm test', 'allow'],
+      ['npm  run test', 'confirm'],
+      ['make build', 'allow'],
+      ['make -j4 build', 'confirm'],
+      ['ls -la', 'allow'],
+      ['cat README.md | head -5 | wc -l', 'allow'],
+      ['git status', 'allow'],
+      ['git diff --stat', 'allow'],
+      ['git log --oneline -5', 'allow'],
+      ['git show HEAD', 'allow'],
+      ['git -c core.fsmonitor=x status', 'confirm'],
+      ['git diff --output=x', 'confirm'],
+      ['git commit -m x', 'confirm'],
+      ['git branch -a', 'allow'],
+      ['git branch new', 'confirm'],
+      ['rg TODO src', 'allow'],
+      ['rg --pre ./x TODO', 'confirm'],
+      ['grep -rn foo .', 'allow'],
+      ['find . -name "*.ts"', 'allow'],
+      ['find . -delete', 'confirm'],
+      ['find . -exec cat {} +', 'confirm'],
+      ['ls > listing.txt', 'confirm'],
+      ['ls > /dev/null 2>&1', 'allow'],
+      ['ls >&listing.txt', 'confirm'],
+      ['./ls', 'confirm'],
+      ['/usr/bin/ls', 'allow'],
+      ['/tmp/ls', 'confirm'],
+      ['sort -o out in', 'confirm'],
+      ['sort in', 'allow'],
+      ['uniq in out', 'confirm'],
+      ['env', 'allow'],
+      ['cd src && pwd', 'allow'],
+      ['git push', 'confirm'],
+      ['rm -rf /', 'deny'],
+      ['python3 x.py', 'confirm'],
+    ],
+    STRICT,
+  );
+});
+
+describe('command policy: argv mode', () => {
+  it('judges the exact vector without a shell', () => {
+    assert.equal(evaluateCommand({ argv: ['printf', '%s|', '', 'a b', '名前'] }, RULES).decision, 'allow');
+    assert.equal(evaluateCommand({ argv: ['echo', '$(id)'] }, RULES).decision, 'allow', 'no shell expands it');
+    assert.equal(evaluateCommand({ argv: ['/bin/rm', '-rf', '/'] }, RULES).decision, 'deny');
+    assert.equal(evaluateCommand({ argv: ['sh', '-c', 'rm -rf /'] }, RULES).decision, 'deny');
+    assert.equal(evaluateCommand({ argv: ['sh', '-c', 'echo $(id)'] }, RULES).decision, 'deny');
+    assert.equal(evaluateCommand({ argv: ['git', 'push'] }, RULES).decision, 'confirm');
+    assert.equal(evaluateCommand({ argv: [] }, RULES).decision, 'deny');
+  });
+});
+
+describe('command policy: rule syntax', () => {
+  it('refuses a rule that is not one plain command', () => {
+    for (const bad of ['a && b', 'ls > x', '$X', 'echo $(id)', '']) {
+      assert.throws(() => evaluateCommand({ command: 'ls' }, { default: 'allow', deny: [bad], confirm: [], allow: [] }), /security\.commands\.deny\[0\]/);
+    }
+  });
+  it('globs in rule names and arguments; a name with / matches the full path only', () => {
+    const rules = { default: 'allow' as const, deny: ['npm run deploy*', '/opt/danger/*'], confirm: [], allow: [] };
+    assert.equal(decide('npm run deploy-prod', rules), 'deny');
+    assert.equal(decide('npm run build', rules), 'allow');
+    assert.equal(decide('/opt/danger/tool x', rules), 'deny');
+    assert.equal(decide('tool x', rules), 'allow');
+  });
+  it('long options match anywhere before --, with or without a value', () => {
+    const rules = { default: 'allow' as const, deny: ['git push --force', 'kubectl delete --all'], confirm: [], allow: [] };
+    assert.equal(decide('git push origin main --force', rules), 'deny');
+    assert.equal(decide('git push origin -- --force', rules), 'allow');
+    assert.equal(decide('kubectl --context x delete pods --all', rules), 'deny');
+  });
+});
+
+describe('command policy: properties', () => {
+  const quoteForms = (s: string): fc.Arbitrary<string> =>
+    fc.constantFrom(s, `"${s}"`, `'${s}'`, `\\${s}`, `${s[0]}"${s.slice(1)}"`, `$'${s}'`, `/usr/bin/${s}`, `/bin/${s}`);
+  const wrappers = fc.array(fc.constantFrom('env', 'command', 'nice', 'nohup', 'timeout 5', 'env A=1', 'exec', 'sudo -u x', 'time'), { maxLength: 3 });
+  it('no quoting, path prefix or wrapper lets `rm -rf /` through', () => {
+    fc.assert(
+      fc.property(quoteForms('rm'), wrappers, fc.constantFrom('-rf', '-fr', '-r -f', '-f -r', '-Rrf'), fc.constantFrom('/', '//', '/.', '"/"', "'/'"), (rm, wrap, flags, root) => {
+        const cmd = `${wrap.join(' ')} ${rm} ${flags} ${root}`.trim();
+        const rules = { default: 'allow' as const, deny: ['rm -rf /'], confirm: [], allow: [] };
+        return evaluateCommand({ command: cmd }, rules).decision === 'deny';
+      }),
+      { numRuns: 300 },
+    );
+  });
+  it('never throws on arbitrary input, and refusals always mean deny', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 60 }), (s) => {
+        const v = evaluateCommand({ command: s }, RULES);
+        return v.refusals.length === 0 || v.decision === 'deny';
+      }),
+      { numRuns: 500 },
+    );
+  });
+});

@@ -1,0 +1,277 @@
+import sh from 'mvdan-sh';
+
+/**
+ * The shell parser behind the command policy (issue 5): `mvdan-sh` (mvdan.cc/sh/v3, Bash
+ * dialect, compiled to JavaScript by GopherJS) parses a command line into a syntax tree; this
+ * file gives typed, fast access to that tree. No regular expression ever decides what a command is.
+ *
+ * Speed: mvdan-sh's JavaScript wrappers convert a Go slice into fresh JavaScript objects on every
+ * field read (≈50 µs for `CallExpr.Args`), and its `Walk` is reflection-based (≈0.5 ms for a short
+ * line). The policy therefore reads the GopherJS values under the wrapper (`__internal_object__`):
+ * pointers are objects whose `constructor.string` names the Go type (`*syntax.CallExpr`), a nil
+ * pointer is its type's `nil` singleton, slices are `{$array, $offset, $length}`, and strings hold
+ * UTF-8 bytes one per char code. {@link selfCheck} verifies that layout when the parser is first
+ * used, so a different mvdan-sh build fails loudly instead of being misread. One parser instance
+ * is reused (parsing is synchronous).
+ */
+
+/** A raw GopherJS value of the syntax tree (see the file comment). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type ShNode = any;
+
+const S = sh.syntax;
+let parserInstance: ReturnType<typeof S.NewParser> | null = null;
+
+function parser(): ReturnType<typeof S.NewParser> {
+  if (!parserInstance) {
+    parserInstance = S.NewParser(S.Variant(S.LangBash), S.KeepComments(false));
+    selfCheck(parserInstance);
+  }
+  return parserInstance;
+}
+
+/** A parse that failed: the parser's message (`line:col: …`) and whether more input was expected. */
+export interface ParseFailure {
+  ok: false;
+  message: string;
+  /** The input ended too early: a dangling `&&`/`||`/`|`, an open quote or block. */
+  incomplete: boolean;
+}
+
+/** Parses Bash source into the raw `*syntax.File`. Never throws (except on a broken mvdan-sh build). */
+export function parseShell(src: string): { ok: true; file: ShNode } | ParseFailure {
+  const p = parser();
+  let wrapped: ShNode;
+  try {
+    wrapped = p.Parse(src, '');
+  } catch (err) {
+    const message = typeof (err as { Error?: unknown })?.Error === 'function' ? String((err as { Error: () => string }).Error()) : String(err);
+    let incomplete = false;
+    try {
+      incomplete = S.IsIncomplete(err);
+    } catch {
+      // not a parser error
+    }
+    return { ok: false, message: goString(message), incomplete };
+  }
+  return { ok: true, file: wrapped.__internal_object__ };
+}
+
+/** The Go type name of a node without package and pointer (`CallExpr`), or null for nil. */
+export function nodeType(n: ShNode): string | null {
+  if (n === null || n === undefined) return null;
+  const t: unknown = n.constructor?.string;
+  if (typeof t !== 'string' || n === n.constructor.nil) return null;
+  return t.startsWith('*syntax.') ? t.slice(8) : t;
+}
+
+/** True for a nil pointer or interface. */
+export const isNil = (n: ShNode): boolean => nodeType(n) === null;
+
+/** The elements of a Go slice. */
+export function items(slice: ShNode): ShNode[] {
+  if (!slice || !slice.$array) return [];
+  const out: ShNode[] = new Array(slice.$length);
+  for (let i = 0; i < slice.$length; i++) out[i] = slice.$array[slice.$offset + i];
+  return out;
+}
+
+/** A Go string (UTF-8 bytes, one per char code) as a JavaScript string. */
+export function goString(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  return /[^\x00-\x7f]/.test(s) ? Buffer.from(s, 'latin1').toString('utf8') : s;
+}
+
+/** Byte offsets `[start, end)` of a node in the source. */
+export function span(n: ShNode): [number, number] {
+  return [n.Pos().offs as number, n.End().offs as number];
+}
+
+// ---- operator tokens, learnt from the parser itself ----------------------------------------------
+
+const REDIRECT_SAMPLES = ['>', '>>', '<', '<>', '<&', '>&', '>|', '<<<', '&>', '&>>'] as const;
+const redirectOps = new Map<number, string>();
+const binaryOps = new Map<number, string>();
+
+function firstStmt(p: ReturnType<typeof S.NewParser>, src: string): ShNode {
+  return items(p.Parse(src, '').__internal_object__.Stmts)[0];
+}
+
+/**
+ * Verifies the raw layout this file relies on and learns the operator tokens by parsing samples,
+ * so renumbered tokens in another mvdan-sh build cannot change the meaning of a redirection.
+ * @throws Error when the layout is not the expected one.
+ */
+function selfCheck(p: ReturnType<typeof S.NewParser>): void {
+  const fail = (what: string): never => {
+    throw new Error(`mvdan-sh: unexpected GopherJS layout (${what}); the command policy supports mvdan-sh 0.10.x`);
+  };
+  const f = p.Parse('a "b" > c', '').__internal_object__;
+  if (nodeType(f) !== 'File') fail('File');
+  const st = items(f.Stmts)[0];
+  if (nodeType(st) !== 'Stmt' || nodeType(st.Cmd) !== 'CallExpr') fail('Stmt/CallExpr');
+  const args = items(st.Cmd.Args);
+  if (args.length !== 2 || nodeType(items(args[1].Parts)[0]) !== 'DblQuoted' || items(args[0].Parts)[0].Value !== 'a') fail('Word/Lit');
+  if (span(st)[1] !== 9 || !isNil(items(st.Redirs)[0].N)) fail('positions/nil');
+  for (const op of REDIRECT_SAMPLES) redirectOps.set(items(firstStmt(p, `a ${op} b`).Redirs)[0].Op as number, op);
+  redirectOps.set(items(firstStmt(p, 'a <<E\nE\n').Redirs)[0].Op as number, '<<');
+  redirectOps.set(items(firstStmt(p, 'a <<-E\nE\n').Redirs)[0].Op as number, '<<-');
+  for (const op of ['&&', '||', '|', '|&']) binaryOps.set(firstStmt(p, `a ${op} b`).Cmd.Op as number, op);
+  if (redirectOps.size !== REDIRECT_SAMPLES.length + 2 || binaryOps.size !== 4) fail('operator tokens');
+}
+
+/** The text of a redirection operator (`>`, `>>`, `<<`, `&>`, …). */
+export function redirectOp(code: number): string {
+  parser();
+  return redirectOps.get(code) ?? `op${code}`;
+}
+
+/** The text of a binary command operator (`&&`, `||`, `|`, `|&`). */
+export function binaryOp(code: number): string {
+  parser();
+  return binaryOps.get(code) ?? `op${code}`;
+}
+
+// ---- words ---------------------------------------------------------------------------------------
+
+/**
+ * A shell word as the shell would see it before expansion: quotes and backslashes removed,
+ * `$'…'` escapes applied. `dynamic` when part of it is only known at run time (parameter,
+ * arithmetic or command expansion, brace expansion); `glob` when an unquoted `*`, `?` or `[`
+ * would expand against file names. `source` is the word as written.
+ */
+export interface ShellWord {
+  text: string;
+  dynamic: boolean;
+  glob: boolean;
+  source: string;
+}
+
+/** A literal word (argv mode, or text already resolved). */
+export function literalWord(text: string): ShellWord {
+  return { text, dynamic: false, glob: false, source: text };
+}
+
+/** Slices source text by UTF-8 byte offsets (the parser's positions). */
+export class SourceText {
+  private readonly bytes: Buffer;
+  constructor(readonly text: string) {
+    this.bytes = Buffer.from(text, 'utf8');
+  }
+  slice(start: number, end: number): string {
+    return this.bytes.subarray(start, end).toString('utf8');
+  }
+  of(node: ShNode): string {
+    const [a, b] = span(node);
+    return this.slice(a, b);
+  }
+}
+
+const BRACE_EXPANSION = /\{[^{}]*(,|\.\.)[^{}]*\}/;
+
+/** Resolves a `Word` node (see {@link ShellWord}). */
+export function resolveWord(word: ShNode, src: SourceText): ShellWord {
+  const out: ShellWord = { text: '', dynamic: false, glob: false, source: src.of(word) };
+  for (const p of items(word.Parts)) {
+    switch (nodeType(p)) {
+      case 'Lit': {
+        const raw = goString(p.Value as string);
+        const { text, glob } = unescapeUnquoted(raw);
+        if (glob) out.glob = true;
+        if (BRACE_EXPANSION.test(raw)) out.dynamic = true;
+        out.text += text;
+        break;
+      }
+      case 'SglQuoted':
+        out.text += p.Dollar ? ansiC(goString(p.Value as string)) : goString(p.Value as string);
+        break;
+      case 'DblQuoted':
+        for (const q of items(p.Parts)) {
+          if (nodeType(q) === 'Lit') out.text += unescapeDouble(goString(q.Value as string));
+          else out.dynamic = true;
+        }
+        break;
+      case 'ExtGlob':
+        out.glob = true;
+        out.text += src.of(p);
+        break;
+      default:
+        // ParamExp, ArithmExp, CmdSubst, ProcSubst: known only at run time.
+        out.dynamic = true;
+        out.text += src.of(p);
+    }
+  }
+  return out;
+}
+
+/** Backslash removal outside quotes; reports unescaped glob characters. */
+function unescapeUnquoted(raw: string): { text: string; glob: boolean } {
+  let text = '';
+  let glob = false;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i]!;
+    if (c === '\\') {
+      if (i + 1 < raw.length) {
+        if (raw[i + 1] !== '\n') text += raw[i + 1];
+        i++;
+      }
+      continue;
+    }
+    if (c === '*' || c === '?' || c === '[') glob = true;
+    text += c;
+  }
+  return { text, glob };
+}
+
+/** Backslash removal inside double quotes: only before `$`, backquote, `"`, `\` and newline. */
+function unescapeDouble(raw: string): string {
+  let text = '';
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i]!;
+    const n = raw[i + 1];
+    if (c === '\\' && n !== undefined && '$`"\\\n'.includes(n)) {
+      if (n !== '\n') text += n;
+      i++;
+      continue;
+    }
+    text += c;
+  }
+  return text;
+}
+
+const SIMPLE_ESCAPES: Record<string, string> = { a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\\': '\\', "'": "'", '"': '"', '?': '?' };
+
+/** Bash `$'…'` (ANSI-C quoting) escapes. */
+export function ansiC(raw: string): string {
+  let out = '';
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i]!;
+    if (c !== '\\' || i + 1 >= raw.length) {
+      out += c;
+      continue;
+    }
+    const n = raw[++i]!;
+    if (n in SIMPLE_ESCAPES) {
+      out += SIMPLE_ESCAPES[n];
+    } else if (n >= '0' && n <= '7') {
+      const m = /^[0-7]{1,3}/.exec(raw.slice(i))![0];
+      out += String.fromCharCode(parseInt(m, 8) & 0xff);
+      i += m.length - 1;
+    } else if (n === 'x' || n === 'u' || n === 'U') {
+      const max = n === 'x' ? 2 : n === 'u' ? 4 : 8;
+      const m = new RegExp(`^[0-9a-fA-F]{1,${max}}`).exec(raw.slice(i + 1));
+      if (!m) {
+        out += `\\${n}`;
+        continue;
+      }
+      const code = parseInt(m[0], 16);
+      out += code <= 0x10ffff ? String.fromCodePoint(code) : '';
+      i += m[0].length;
+    } else if (n === 'c' && i + 1 < raw.length) {
+      out += String.fromCharCode(raw.charCodeAt(++i) & 0x1f);
+    } else {
+      out += `\\${n}`;
+    }
+  }
+  return out;
+}
