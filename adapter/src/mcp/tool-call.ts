@@ -133,7 +133,7 @@ export class ToolForwarder {
     }
     const context: CallContext = {
       principal: origin.principal.name,
-      allowed_tools: origin.principal.allowedTools as string[],
+      allowed_tools: this.catalog.callableBy(origin.principal),
       affinity: this.opts.affinity,
       transport: origin.era,
     };

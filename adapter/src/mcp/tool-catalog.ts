@@ -19,6 +19,7 @@ export interface CatalogEntry {
 export class ToolCatalog {
   private readonly entries = new Map<string, CatalogEntry>();
   private readonly lists = new Map<string, readonly ToolListing[]>();
+  private readonly callable = new Map<string, string[]>();
   /** Hash of every rendered listing: changes whenever a schema, description or annotation does. */
   readonly revision: string;
 
@@ -41,6 +42,20 @@ export class ToolCatalog {
   /** Every served tool. */
   all(): CatalogEntry[] {
     return [...this.entries.values()];
+  }
+
+  /**
+   * Names of the served tools `principal` may call (sorted), cached per tool set: what the daemon
+   * receives as `CallContext.allowed_tools` (reserved names that are not served yet are left out).
+   */
+  callableBy(principal: Principal): string[] {
+    const key = principal.allowedTools.join(',');
+    let names = this.callable.get(key);
+    if (names === undefined) {
+      names = principal.allowedTools.filter((n) => this.entries.has(n));
+      this.callable.set(key, names);
+    }
+    return names;
   }
 
   /** The `tools/list` entries `principal` may see (catalogue order), cached per tool set. */
