@@ -107,3 +107,45 @@ describe('2025-11-25 transport sessions: priming, resumption, GET stream', () =>
     assert.ok(r.body.includes('"workspace"'));
   });
 });
+
+describe('2025-11-25: a dropped answer stream is not a cancellation', () => {
+  const h = new TestHome();
+  let a: AdapterProcess;
+  let token: string;
+  before(async () => {
+    await h.startDaemon();
+    a = await startAdapter(h);
+    token = ownerToken(h);
+  });
+  after(async () => {
+    await a.kill9();
+    await h.cleanup();
+  });
+
+  it('a command keeps running when the client drops the stream, and its result is replayed after Last-Event-ID', async () => {
+    const init = await rawRequest(a.url, { headers: legacyHeaders(token), body: initializeBody() });
+    const sid = String(init.headers['mcp-session-id']);
+    const headers = legacyHeaders(token, { 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' });
+    await rawRequest(a.url, { headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+    const opened = await rawRequest(a.url, { headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'session', arguments: { workspace: 'ws' } } }) });
+    const openEvent = parseSse(opened.body).find((e) => e.data.includes('"id":1'))!;
+    const rs = (JSON.parse(openEvent.data) as { result: { structuredContent: { data: { remote_session_id: string } } } }).result.structuredContent.data.remote_session_id;
+
+    const call = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'execute', arguments: { remote_session_id: rs, command: 'sleep 1.5; echo resumed-$((6*7))', yield_time_ms: 20_000 } } };
+    const res = await fetch(a.url, { method: 'POST', headers, body: JSON.stringify(call) });
+    // Read the priming event, then drop the connection.
+    const first = await readStream(res, (evs) => evs.length >= 1 && evs[0]!.id !== undefined);
+    const lastEventId = first[0]!.id!;
+    assert.ok(!first.some((e) => e.data.includes('"id":2')), 'the answer had not arrived yet');
+
+    const replay = await fetch(a.url, { method: 'GET', headers: { accept: 'text/event-stream', authorization: `Bearer ${token}`, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25', 'last-event-id': lastEventId } });
+    assert.equal(replay.status, 200);
+    const events = await readStream(replay, (evs) => evs.some((e) => e.data.includes('"id":2')), 20_000);
+    const answer = events.find((e) => e.data.includes('"id":2'));
+    assert.ok(answer, 'the answer arrives on the resumed stream');
+    const result = (JSON.parse(answer.data) as { result: { isError: boolean; structuredContent: { data: { output: string; exit_code: number } } } }).result;
+    assert.equal(result.isError, false, answer.data);
+    assert.equal(result.structuredContent.data.exit_code, 0);
+    assert.match(result.structuredContent.data.output, /resumed-42/);
+  });
+});

@@ -80,9 +80,11 @@ export async function startHttpServer(cfg: HttpServeConfig, deps: ServerDeps, lo
         rawBody = text;
       }
     }
+    // Aborted on timeout, and on client disconnect unless the answer can still be fetched later.
     const ac = new AbortController();
+    let cancelOnDisconnect = true;
     const onClose = (): void => {
-      if (!res.writableFinished) ac.abort(new Error('client disconnected'));
+      if (!res.writableFinished && cancelOnDisconnect) ac.abort(new Error('client disconnected'));
     };
     res.once('close', onClose);
     const request = toWebRequest(req, `http://${req.headers.host ?? 'localhost'}${path}${search}`, rawBody, ac.signal);
@@ -105,6 +107,9 @@ export async function startHttpServer(cfg: HttpServeConfig, deps: ServerDeps, lo
     }
     try {
       const isLegacy = await isLegacyRequest(request, parsedBody, { maxRequestBodySize: cfg.maxBodyBytes });
+      // In a 2025-era transport session a dropped stream is not a cancellation (MCP 2025-11-25):
+      // the answer is kept in the session's event store and replayed after Last-Event-ID.
+      if (isLegacy && request.headers.has('mcp-session-id')) cancelOnDisconnect = false;
       const response = isLegacy
         ? await legacy.handle({ request, parsedBody, principal, authInfo })
         : await modern.fetch(request, { authInfo, ...(parsedBody !== undefined && { parsedBody }) });
