@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { allRows } from './stats.js';
+import { mcpSuite } from './suites/mcp.js';
 import { runtimeSuite } from './suites/runtime.js';
 
 /**
@@ -9,6 +10,7 @@ import { runtimeSuite } from './suites/runtime.js';
  */
 const SUITES: Record<string, () => Promise<void>> = {
   runtime: runtimeSuite,
+  mcp: mcpSuite,
 };
 
 async function main(): Promise<void> {

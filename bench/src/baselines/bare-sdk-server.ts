@@ -1,0 +1,55 @@
+#!/usr/bin/env node
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
+import { localhostHostValidation, localhostOriginValidation, toNodeHandler } from '@modelcontextprotocol/node';
+import * as z from 'zod';
+
+/**
+ * The baseline of `npm run bench`: a bare SDK v2 Streamable HTTP server with the fewest layers a
+ * real server has (Host/Origin checks, a bearer comparison), whose tools do the work with plain
+ * Node calls — `run_true` runs `true` with child_process, `read_file` reads with fs. Our ratios
+ * say what holdfast's adapter → daemon → guardian layers cost on top of this.
+ * Prints `listening <url>` on stdout.
+ */
+const token = process.env.BENCH_TOKEN ?? '';
+const handler = createMcpHandler(() => {
+  const s = new McpServer({ name: 'bare-sdk-baseline', version: '1.0.0' });
+  s.registerTool(
+    'run_true',
+    { description: 'run `true`', inputSchema: z.object({}), outputSchema: z.object({ exit_code: z.number() }) },
+    () =>
+      new Promise((resolve) => {
+        execFile('true', (err) => {
+          const exit_code = err ? 1 : 0;
+          resolve({ content: [{ type: 'text', text: `exit ${exit_code}` }], structuredContent: { exit_code } });
+        });
+      }),
+  );
+  s.registerTool(
+    'read_file',
+    { description: 'read a file', inputSchema: z.object({ path: z.string() }), outputSchema: z.object({ content: z.string() }) },
+    async ({ path }) => {
+      const content = await readFile(path, 'utf8');
+      return { content: [{ type: 'text', text: content }], structuredContent: { content } };
+    },
+  );
+  return s;
+});
+const node = toNodeHandler(handler);
+const host = localhostHostValidation();
+const origin = localhostOriginValidation();
+const server = createServer((req, res) => {
+  if (!host(req, res) || !origin(req, res)) return;
+  if (token && req.headers.authorization !== `Bearer ${token}`) {
+    res.writeHead(401).end();
+    return;
+  }
+  void node(req, res);
+});
+server.listen(0, '127.0.0.1', () => {
+  const a = server.address();
+  if (a && typeof a === 'object') process.stdout.write(`listening http://127.0.0.1:${a.port}/mcp\n`);
+});
+process.on('SIGTERM', () => process.exit(0));
