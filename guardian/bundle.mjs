@@ -21,7 +21,12 @@ await build({
   format: 'esm',
   target: 'node20',
   external: ['node-pty'],
-  define: { __HOLDFAST_GUARDIAN_BUILD__: JSON.stringify(buildString) },
+  define: {
+    __HOLDFAST_GUARDIAN_BUILD__: JSON.stringify(buildString),
+    // msgpackr's native string extractor costs ~6 MB RSS per guardian and only speeds up decoding
+    // of string-heavy frames; guardian traffic is small requests and binary output.
+    'process.env.MSGPACKR_NATIVE_ACCELERATION_DISABLED': '"true"',
+  },
   banner: { js: "import { createRequire as __hfCreateRequire } from 'node:module'; const require = __hfCreateRequire(import.meta.url);" },
   logLevel: 'warning',
 });

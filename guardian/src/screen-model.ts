@@ -1,5 +1,5 @@
-import serializeAddon from '@xterm/addon-serialize';
-import xterm from '@xterm/headless';
+import type { SerializeAddon } from '@xterm/addon-serialize';
+import type { Terminal } from '@xterm/headless';
 import type { SegmentLog, SnapshotResult } from '@holdfast/shared/protocol';
 import { ScreenLimits } from './constants.js';
 import { log } from './log.js';
@@ -9,15 +9,18 @@ import { log } from './log.js';
  * the serialize addon for `attach` repaints.
  *
  * Feeding xterm is CPU-heavy, so the model is LAZY: nothing happens per PTY chunk except a timer
- * refresh. It catches up from the log when a snapshot or an awaiting-input check needs it, or
- * after the PTY has been quiet for {@link ScreenLimits.QUIET_CATCH_UP_MS}. When it is further
+ * refresh. It catches up from the log when a snapshot or an awaiting-input check needs it, or —
+ * once the screen has been asked for at least once — after the PTY has been quiet for
+ * {@link ScreenLimits.QUIET_CATCH_UP_MS}. The xterm code itself is loaded on first use: a
+ * session nobody looks at never pays its memory (guardian idle RSS). When it is further
  * behind than {@link ScreenLimits.MAX_BEHIND_BYTES} it resets and replays only the last
  * {@link ScreenLimits.REPLAY_TAIL_BYTES} (a flood is never slowed down by the screen model).
  * Resizes are queued at the log offset where they happened and applied in stream order.
  */
 export class ScreenModel {
-  private term: xterm.Terminal | null = null;
-  private serializer: serializeAddon.SerializeAddon | null = null;
+  private term: Terminal | null = null;
+  private serializer: SerializeAddon | null = null;
+  private lib: Promise<XtermLib> | null = null;
   /** Clean PTY offset the model has consumed. */
   private fed = 0;
   private cols: number;
@@ -43,7 +46,7 @@ export class ScreenModel {
 
   /** Call on every PTY chunk: (re)arms the quiet-period catch-up. Cheap. */
   noteOutput(): void {
-    if (this.disposed) return;
+    if (this.disposed || !this.term) return;
     if (this.quietTimer) {
       this.quietTimer.refresh();
       return;
@@ -73,7 +76,7 @@ export class ScreenModel {
   /** Catches up, then renders the screen (DESIGN §5 snapshot). */
   async snapshot(): Promise<SnapshotResult> {
     await this.catchUp();
-    const term = this.ensureTerm();
+    const term = await this.ensureTerm();
     const buf = term.buffer.active;
     const lines: string[] = [];
     for (let y = 0; y < term.rows; y++) lines.push(buf.getLine(buf.baseY + y)?.translateToString(true) ?? '');
@@ -89,7 +92,7 @@ export class ScreenModel {
   /** Text of the cursor's line up to the cursor, after catching up (awaiting-input check). */
   async cursorLinePrefix(): Promise<string> {
     await this.catchUp();
-    const term = this.ensureTerm();
+    const term = await this.ensureTerm();
     const buf = term.buffer.active;
     const line = buf.getLine(buf.baseY + buf.cursorY)?.translateToString(false) ?? '';
     return line.slice(0, buf.cursorX);
@@ -104,21 +107,24 @@ export class ScreenModel {
     this.term = null;
   }
 
-  private ensureTerm(): xterm.Terminal {
+  private async ensureTerm(): Promise<Terminal> {
     if (this.term) return this.term;
-    const term = new xterm.Terminal({ cols: this.cols, rows: this.rows, scrollback: 0, allowProposedApi: true, logLevel: 'off' });
-    const ser = new serializeAddon.SerializeAddon();
+    this.lib ??= loadXterm();
+    const lib = await this.lib;
+    if (this.term) return this.term;
+    const term = new lib.Terminal({ cols: this.cols, rows: this.rows, scrollback: 0, allowProposedApi: true, logLevel: 'off' });
+    const ser = new lib.SerializeAddon();
     term.loadAddon(ser);
     this.term = term;
     this.serializer = ser;
     return term;
   }
 
-  private write(term: xterm.Terminal, data: Uint8Array): Promise<void> {
+  private write(term: Terminal, data: Uint8Array): Promise<void> {
     return new Promise((resolve) => term.write(data, resolve));
   }
 
-  private applyResizesUpTo(term: xterm.Terminal, offset: number): void {
+  private applyResizesUpTo(term: Terminal, offset: number): void {
     while (this.resizes.length > 0 && this.resizes[0]!.offset <= offset) {
       const r = this.resizes.shift()!;
       this.cols = r.cols;
@@ -128,7 +134,7 @@ export class ScreenModel {
   }
 
   private async feed(): Promise<void> {
-    let term = this.ensureTerm();
+    let term = await this.ensureTerm();
     const end = this.log.end;
     if (end - this.fed > ScreenLimits.MAX_BEHIND_BYTES || this.fed < this.log.start) {
       // Too far behind (or the log rotated past us): start over from the tail.
@@ -136,7 +142,7 @@ export class ScreenModel {
       this.applyResizesUpTo(term, from);
       term.dispose();
       this.term = null;
-      term = this.ensureTerm();
+      term = await this.ensureTerm();
       this.fed = from;
     }
     while (this.fed < end && !this.disposed) {
@@ -151,4 +157,17 @@ export class ScreenModel {
     }
     this.applyResizesUpTo(term, this.fed);
   }
+}
+
+interface XtermLib {
+  Terminal: typeof Terminal;
+  SerializeAddon: typeof SerializeAddon;
+}
+
+/** Loads @xterm/headless and the serialize addon (both CommonJS) on first use. */
+async function loadXterm(): Promise<XtermLib> {
+  const [headless, serialize] = await Promise.all([import('@xterm/headless'), import('@xterm/addon-serialize')]);
+  const h = (headless as unknown as { default?: XtermLib }).default ?? (headless as unknown as XtermLib);
+  const s = (serialize as unknown as { default?: XtermLib }).default ?? (serialize as unknown as XtermLib);
+  return { Terminal: h.Terminal, SerializeAddon: s.SerializeAddon };
 }
