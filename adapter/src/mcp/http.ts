@@ -40,7 +40,7 @@ export interface RunningHttpServer {
   close(): Promise<void>;
 }
 
-/** Options for the log sink. */
+/** Where the server writes diagnostic lines (stderr in `serve`); never request data or tokens. */
 export type LogFn = (line: string) => void;
 
 const ALLOWED_METHODS = 'GET, POST, DELETE';
