@@ -10,7 +10,10 @@
  *   word is not a reserved word is typed as is, so a human watching sees the command itself;
  * - everything else is typed as `eval $'…'` with ANSI-C quoting: newlines, quotes, backslashes,
  *   control characters and every byte ≥ 0x80 are escaped, so the typed line is printable ASCII
- *   and complete — an unterminated quote becomes an `eval` syntax error (exit 2), not a hang.
+ *   and complete — an unterminated quote becomes an `eval` syntax error (exit 2), not a hang;
+ * - a command whose quoted form exceeds {@link CommandLimits.INLINE_EVAL_MAX_BYTES} (readline
+ *   types ~5 ms/KB) is written to a 0600 file and typed as `eval "$(<'file')"`: the same `eval`
+ *   semantics, a short line.
  */
 import { CommandLimits } from './constants.js';
 
@@ -34,14 +37,21 @@ export function ansiCQuote(s: string): string {
   return out + "'";
 }
 
-/** The line to type for `command` (without the final Enter). */
-export function commandLine(command: string): string {
+/**
+ * The line to type for `command` (without the final Enter). `spill` writes a long command to a
+ * file and returns its path (see the file comment).
+ */
+export function commandLine(command: string, spill?: (text: string) => string): string {
   const trimmed = command.trim();
   const first = trimmed.split(' ')[0] ?? '';
   if (trimmed.length > 0 && command.length <= CommandLimits.LITERAL_COMMAND_MAX_BYTES && INERT.test(command) && !RESERVED.has(first)) {
     return command;
   }
-  return `eval ${ansiCQuote(command)}`;
+  const quoted = ansiCQuote(command);
+  if (spill && quoted.length > CommandLimits.INLINE_EVAL_MAX_BYTES) {
+    return `eval "$(<${ansiCQuote(spill(command))})"`;
+  }
+  return `eval ${quoted}`;
 }
 
 /**

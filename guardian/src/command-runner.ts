@@ -1,3 +1,5 @@
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { CommandRecord, ExecParams, ExecResult, InputParams, SegmentLog } from '@holdfast/shared/protocol';
 import { KEY_SEQUENCES } from '@holdfast/shared/protocol';
 import type { Clock } from './clock.js';
@@ -33,6 +35,8 @@ export interface CommandRunnerDeps {
   clock: Clock;
   /** Called once for every command that finished (for the `g.done` event). */
   onDone: (rec: CommandRecord) => void;
+  /** Folder for long commands typed as `eval "$(<file)"` (created 0700 on demand). */
+  spillDir: string;
 }
 
 /** Cancellation and deadline of the request being served. */
@@ -46,6 +50,8 @@ interface Foreground {
   rec: CommandRecord;
   /** The `C` marker was seen. */
   started: boolean;
+  /** File holding a long command (removed when it finishes). */
+  spillFile?: string;
 }
 
 const copy = (r: CommandRecord): CommandRecord => ({ ...r });
@@ -55,6 +61,7 @@ export class CommandRunner {
   private fg: Foreground | null = null;
   private readonly finished = new Map<string, CommandRecord>();
   private typedCount = 0;
+  private spillCount = 0;
   private atPrompt = false;
   private promptEnd = 0;
   /** Something was typed at the prompt since it appeared (cleared before an exec types). */
@@ -104,13 +111,20 @@ export class CommandRunner {
     const busy = this.foreground; // re-read: the waits above may have let another command start
     if (busy) return { ok: false, reason: 'command_already_running', running: busy };
     const rec: CommandRecord = { kind: 'command', id: p.id, command: p.command, state: 'running', startedAt: Date.now(), outputStart: this.d.log.end };
-    this.fg = { rec, started: false };
+    const fg: Foreground = { rec, started: false };
+    this.fg = fg;
     this.finished.delete(p.id);
     const prefix = this.dirtyPrompt ? '\x05\x15' : '';
     this.atPrompt = false;
     this.dirtyPrompt = false;
     this.lastInputAt = Date.now();
-    this.d.host.write(`${prefix}${commandLine(p.command)}\r`);
+    const line = commandLine(p.command, (text) => {
+      mkdirSync(this.d.spillDir, { recursive: true, mode: 0o700 });
+      fg.spillFile = join(this.d.spillDir, `${++this.spillCount}.sh`);
+      writeFileSync(fg.spillFile, text, { mode: 0o600 });
+      return fg.spillFile;
+    });
+    this.d.host.write(`${prefix}${line}\r`);
     const cmd = await this.waitRecord(p.id, p.waitMs, p.quietMs ?? CommandLimits.DEFAULT_QUIET_MS, ctx);
     return { ok: true, cmd: cmd ?? copy(rec) };
   }
@@ -220,6 +234,7 @@ export class CommandRunner {
     if (exitCode !== null) rec.exitCode = exitCode;
     rec.outputEnd = Math.max(outputEnd, rec.outputStart);
     delete rec.awaitingInput;
+    if (fg.spillFile) rmSync(fg.spillFile, { force: true });
     this.finished.set(rec.id, rec);
     while (this.finished.size > CommandLimits.FINISHED_RECORDS_KEPT) this.finished.delete(this.finished.keys().next().value!);
     this.d.onDone(copy(rec));

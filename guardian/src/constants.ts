@@ -24,6 +24,8 @@ export const CommandLimits = {
   FINISHED_RECORDS_KEPT: 100,
   /** Longest command typed literally (anything longer goes through `eval $'…'`), bytes. */
   LITERAL_COMMAND_MAX_BYTES: 1024,
+  /** Longest typed `eval $'…'` line; longer commands are spilled to a file, bytes. */
+  INLINE_EVAL_MAX_BYTES: 4096,
   /** Longest command text recovered from the echo of a typed line, chars. */
   TYPED_COMMAND_MAX_CHARS: 1000,
 } as const;

@@ -197,6 +197,38 @@ describe('foreground commands', () => {
     assert.equal(st.shell.generation, 1);
   });
 
+  it('runs a long command (200 KB) exactly, through a spill file', async () => {
+    const lines = Array.from({ length: 4000 }, (_, i) => `echo 'line ${i} ${'x'.repeat(30)}'`);
+    const rec = await run(peer, 'c_long_cmd', lines.join('\n'));
+    const out = await outputOf(peer, rec);
+    assert.equal(out, Array.from({ length: 4000 }, (_, i) => `line ${i} ${'x'.repeat(30)}\r\n`).join(''));
+    assert.equal(rec.exitCode, 0);
+  });
+
+  it('resize reaches the shell and the screen model', async () => {
+    await peer.request(G.resize, { cols: 120, rows: 40 });
+    const rec = await run(peer, 'c_size', 'stty size');
+    assert.equal(await outputOf(peer, rec), '40 120\r\n');
+    const snap = await peer.request<SnapshotResult>(G.snapshot, {});
+    assert.equal(snap.cols, 120);
+    assert.equal(snap.rows, 40);
+    await peer.request(G.resize, { cols: 200, rows: 50 });
+  });
+
+  it('answers before the request deadline with the running record when waitMs is longer', async () => {
+    const t0 = Date.now();
+    const r = await peer.request<ExecResult>(G.exec, { id: 'c_deadline', command: 'sleep 2', waitMs: 60000 }, { deadlineMs: 800 });
+    assert.ok(r.ok && r.cmd.state === 'running');
+    assert.ok(Date.now() - t0 < 800);
+    const done = await peer.request<CommandRecord>(G.wait, { id: 'c_deadline', waitMs: 5000 });
+    assert.equal(done.exitCode, 0);
+  });
+
+  it('keeps the session history out of ~/.bash_history', async () => {
+    const rec = await run(peer, 'c_hist', 'echo "$HISTFILE"');
+    assert.equal(await outputOf(peer, rec), `${join(g.spec.sessionDir, 'shell', 'bash_history')}\r\n`);
+  });
+
   it('refuses invalid parameters with BAD_REQUEST', async () => {
     await assert.rejects(peer.request<ExecResult>(G.exec, { id: 'x', command: '', waitMs: 1 }), { code: 'BAD_REQUEST' });
     await assert.rejects(peer.request(G.input, { keys: ['NoSuchKey'] }), { code: 'BAD_REQUEST' });

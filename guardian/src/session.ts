@@ -81,6 +81,7 @@ export class Session {
       screen: this.screen,
       clock: this.clock,
       onDone: (rec) => this.server.broadcast(GEvents.done, rec),
+      spillDir: join(spec.sessionDir, 'shell', 'cmd'),
     });
     this.tasks = new TaskRunner({
       sessionDir: spec.sessionDir,
