@@ -26,7 +26,7 @@ import type { ScreenModel } from './screen-model.js';
  * caller's request deadline is near), or early with `awaitingInput: true` when the PTY has been
  * quiet for `quietMs` (counted from the later of the last output, the last input and the start
  * of the call) and the foreground reads the terminal — or waits in poll/select with a prompt-like
- * cursor line.
+ * cursor line or a full-screen program on the alternate screen.
  */
 export interface CommandRunnerDeps {
   host: PtyHost;
@@ -292,10 +292,15 @@ export class CommandRunner {
     }
   }
 
+  /**
+   * Kernel evidence first (blocked reading the terminal); a foreground waiting in poll/select
+   * (or unknown) counts when the screen shows a prompt-like cursor line or a full-screen program.
+   */
   private async awaitingInput(): Promise<boolean> {
     const probe = probeForeground(this.d.host.pid, this.d.host.ptsPath);
     if (probe.readingTty) return true;
     if (!probe.polling && !probe.unknown) return false;
-    return looksLikePrompt(await this.d.screen.cursorLinePrefix());
+    const hints = await this.d.screen.inputHints();
+    return hints.alternateScreen || looksLikePrompt(hints.beforeCursor);
   }
 }

@@ -117,6 +117,16 @@ describe('foreground commands', () => {
     assert.equal(await outputOf(peer, done), 'line\r\nline\r\n');
   });
 
+  it('sees a full-screen program waiting in select() on the alternate screen', async () => {
+    const py = `import sys, select; sys.stdout.write('\\x1b[?1049hmenu'); sys.stdout.flush(); select.select([sys.stdin], [], []); sys.stdout.write('\\x1b[?1049l'); print('picked')`;
+    const r = await exec(peer, 'c_alt', `python3 -c "${py}"`, 20000, 400);
+    assert.ok(r.ok && r.cmd.awaitingInput === true, JSON.stringify(r));
+    await peer.request(G.input, { keys: ['Enter'] });
+    const done = await peer.request<CommandRecord>(G.wait, { id: 'c_alt', waitMs: 5000 });
+    assert.equal(done.exitCode, 0);
+    assert.ok((await outputOf(peer, done)).endsWith('picked\r\n'));
+  });
+
   it('a quiet command that does not read input is not awaiting input', async () => {
     const r = await exec(peer, 'c_quiet', 'sleep 2.5', 1200, 300);
     assert.ok(r.ok && r.cmd.state === 'running');

@@ -5,7 +5,8 @@
  * every test checks the process table afterwards.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import {
@@ -19,7 +20,7 @@ import {
   type GuardianStatus,
   type TaskRecord,
 } from '@holdfast/shared/protocol';
-import { exec, outputOf, processWithCmdline, run, startGuardian, until, type StartedGuardian } from './spawn-harness.js';
+import { BUNDLE, exec, outputOf, processWithCmdline, run, startGuardian, until, type StartedGuardian } from './spawn-harness.js';
 
 async function withGuardian(fn: (g: StartedGuardian) => Promise<void>, over: Parameters<typeof startGuardian>[0] = {}): Promise<void> {
   const g = await startGuardian(over);
@@ -72,6 +73,38 @@ describe('guardian lifecycle', { concurrency: 4 }, () => {
       assert.equal(existsSync(g.spec.socketPath), false, 'socket unlinked');
       assert.equal(readExit(g).reason, 'closed');
     });
+  });
+
+  it('a second guardian for the same socket refuses to start; the first keeps serving', async () => {
+    await withGuardian(async (g) => {
+      const spec2 = { ...g.spec, manifestPath: join(g.dir, 'run', 'second.json'), sessionDir: join(g.dir, 's2') };
+      const specPath = join(g.dir, 'spec2.json');
+      writeFileSync(specPath, JSON.stringify(spec2));
+      const logFd = openSync(join(g.dir, 'second.log'), 'a');
+      const [k, v] = g.marker.split('=') as [string, string];
+      const child = spawn(process.execPath, [BUNDLE, '--spec', specPath], { stdio: ['ignore', logFd, logFd], env: { ...process.env, [k]: v } });
+      closeSync(logFd);
+      const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+      assert.equal(code, 1);
+      assert.match(readFileSync(join(g.dir, 'second.log'), 'utf8'), /another guardian owns this session/);
+      assert.equal(existsSync(spec2.manifestPath), false);
+      const peer = await g.dial();
+      assert.equal((await peer.request<GuardianStatus>(G.status, {})).pid, g.pid);
+      await peer.request(G.shutdown, { reason: 'closed' });
+    });
+  });
+
+  it('refuses a bad command line or spec with exit code 2', async () => {
+    const dir = mkdtempSync('/tmp/hfg-');
+    try {
+      writeFileSync(join(dir, 'bad.json'), JSON.stringify({ schema: 2 }));
+      for (const args of [[], ['--spec', join(dir, 'missing.json')], ['--spec', join(dir, 'bad.json')]]) {
+        const child = spawn(process.execPath, [BUNDLE, ...args], { stdio: 'ignore' });
+        assert.equal(await new Promise((r) => child.once('exit', (c) => r(c))), 2);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('shutdown kills an orphaned grandchild of the shell (python-spawned sleep 1000)', async () => {

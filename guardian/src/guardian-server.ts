@@ -1,5 +1,5 @@
-import { chmodSync, mkdirSync, unlinkSync } from 'node:fs';
-import { createServer, type Server, type Socket } from 'node:net';
+import { chmodSync, existsSync, mkdirSync, unlinkSync } from 'node:fs';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { dirname } from 'node:path';
 import { GUARDIAN_FEATURES, ProtocolVersions, type HelloFrame, type PeerRole, type WireError } from '@holdfast/shared/protocol';
 import { acceptPeer, protocolVersionRefusal, type RequestHandler, type RpcPeer } from '@holdfast/shared/wire';
@@ -47,14 +47,20 @@ export class GuardianServer {
     return n;
   }
 
-  /** Binds the socket (0600). Rejects when the path cannot be bound. */
-  listen(): Promise<void> {
+  /**
+   * Binds the socket (0600). A stale socket file is replaced; a socket something still answers
+   * on is NOT (another guardian owns this gid): rejects then, as when the path cannot be bound.
+   */
+  async listen(): Promise<void> {
     const path = this.opts.socketPath;
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    try {
-      unlinkSync(path);
-    } catch {
-      // no stale socket
+    if (existsSync(path)) {
+      if (await somebodyListens(path)) throw new Error(`${path} is in use by a live process: another guardian owns this session`);
+      try {
+        unlinkSync(path);
+      } catch {
+        // gone meanwhile
+      }
     }
     const server = createServer((s) => this.onSocket(s));
     this.server = server;
@@ -148,4 +154,19 @@ export class GuardianServer {
     }
     return { proto: ProtocolVersions.GUARDIAN, role: 'guardian', build: this.opts.build, pid: process.pid, features: [...GUARDIAN_FEATURES] };
   }
+}
+
+/** True when a connection to the Unix socket `path` succeeds within a second. */
+function somebodyListens(path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const sock = connect({ path });
+    const done = (v: boolean): void => {
+      clearTimeout(timer);
+      sock.destroy();
+      resolve(v);
+    };
+    const timer = setTimeout(() => done(false), 1000);
+    sock.once('connect', () => done(true));
+    sock.once('error', () => done(false));
+  });
 }

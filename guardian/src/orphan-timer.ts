@@ -4,6 +4,8 @@
  * It runs from start-up until the first daemon connects, and again whenever the last daemon
  * connection closes. `0` disables it.
  */
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
 export class OrphanTimer {
   private timer: NodeJS.Timeout | null = null;
 
@@ -19,10 +21,16 @@ export class OrphanTimer {
       return;
     }
     if (this.timer || this.timeoutS <= 0) return;
+    this.arm(Date.now() + this.timeoutS * 1000);
+  }
+
+  /** setTimeout holds at most 2^31-1 ms (~24.8 days): longer timeouts re-arm. */
+  private arm(deadline: number): void {
     this.timer = setTimeout(() => {
       this.timer = null;
-      this.onOrphaned();
-    }, this.timeoutS * 1000);
+      if (Date.now() < deadline) this.arm(deadline);
+      else this.onOrphaned();
+    }, Math.min(deadline - Date.now(), MAX_TIMEOUT_MS));
   }
 
   /** Stops the timer for good (the guardian is ending). */

@@ -137,7 +137,8 @@ export class PtyHost extends EventEmitter<{ marker: [MarkerEvent]; output: []; r
 
   /** The PTY's slave device (e.g. `/dev/pts/3`), or null. */
   get ptsPath(): string | null {
-    const p = (this.inst?.pty as unknown as { _pty?: string } | undefined)?._pty;
+    const t = this.inst?.pty as unknown as { ptsName?: string; _pty?: string } | undefined;
+    const p = t?.ptsName ?? t?._pty;
     return typeof p === 'string' ? p : null;
   }
 

@@ -68,7 +68,6 @@ export async function routeRequest(s: Session, method: string, params: unknown, 
       if (!isReadParams(params)) throw bad('src, from, max required');
       return s.reader.read(params, wctx);
     case G.snapshot:
-      live();
       return s.screen.snapshot();
     case G.spawn:
       if (!isSpawnParams(params)) throw bad('id and exactly one of argv, command');

@@ -89,13 +89,16 @@ export class ScreenModel {
     return { cols: term.cols, rows: term.rows, lines, ansi, cursor: { x: buf.cursorX, y: buf.cursorY }, offset: this.fed };
   }
 
-  /** Text of the cursor's line up to the cursor, after catching up (awaiting-input check). */
-  async cursorLinePrefix(): Promise<string> {
+  /**
+   * What the screen says about input, after catching up (awaiting-input check): the text of the
+   * cursor's line up to the cursor, and whether a full-screen program uses the alternate buffer.
+   */
+  async inputHints(): Promise<{ beforeCursor: string; alternateScreen: boolean }> {
     await this.catchUp();
     const term = await this.ensureTerm();
     const buf = term.buffer.active;
     const line = buf.getLine(buf.baseY + buf.cursorY)?.translateToString(false) ?? '';
-    return line.slice(0, buf.cursorX);
+    return { beforeCursor: line.slice(0, buf.cursorX), alternateScreen: buf.type === 'alternate' };
   }
 
   /** Stops timers and frees the terminal. */

@@ -7,6 +7,7 @@ import {
   processStartTime,
   ProtocolVersions,
   SegmentLog,
+  SessionDefaults,
   type ExitReason,
   type ExitRecord,
   type GuardianSpec,
@@ -73,8 +74,10 @@ export class Session {
     const shellEnv = { ...baseEnv, TERM: 'xterm-256color' };
     const shellPath = spec.shell ?? findShell(baseEnv.PATH, baseEnv.SHELL);
 
-    this.host = new PtyHost({ cwd: spec.cwd, cols: spec.cols, rows: spec.rows, env: shellEnv, shellPath, nonce: this.nonce, files, log: this.ptyLog, clock: this.clock });
-    this.screen = new ScreenModel(this.ptyLog, spec.cols, spec.rows);
+    const cols = spec.cols > 0 ? Math.min(spec.cols, 1000) : SessionDefaults.PTY_COLS;
+    const rows = spec.rows > 0 ? Math.min(spec.rows, 1000) : SessionDefaults.PTY_ROWS;
+    this.host = new PtyHost({ cwd: spec.cwd, cols, rows, env: shellEnv, shellPath, nonce: this.nonce, files, log: this.ptyLog, clock: this.clock });
+    this.screen = new ScreenModel(this.ptyLog, cols, rows);
     this.commands = new CommandRunner({
       host: this.host,
       log: this.ptyLog,
@@ -226,7 +229,6 @@ export class Session {
   private async finish(reason: ExitReason, shellExit: ShellExit | null, code: number | null): Promise<ExitRecord> {
     await this.tasks.settle(1500);
     this.commands.close();
-    this.screen.dispose();
     this.reader.notifyAll();
     const tasks: ExitRecord['finalOffsets']['tasks'] = {};
     for (const t of this.tasks.list()) tasks[t.id] = { stdout: t.stdout.end, stderr: t.stderr.end, exitCode: t.exitCode ?? null };
