@@ -78,3 +78,56 @@ export const OutputLimits = {
  * the 2025 line (initialize, sessions). The adapter checks this against the SDK at start.
  */
 export const MCP_PROTOCOL_VERSIONS = ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const;
+
+/** Workspace file tools (issue 4). Config keys (`limits.read_window_bytes`, `security.files.*`) override some. */
+export const FileLimits = {
+  /** `read(mode="full")` hard cap, bytes; larger files are read in windows. */
+  READ_FULL_MAX_BYTES: 4 * 1024 * 1024,
+  /** Reads per `read(items=[…])` call. */
+  READ_ITEMS_MAX: 20,
+  /** Named files per `read(view="context")` bundle. */
+  CONTEXT_ITEMS_MAX: 100,
+  /** Default `max_total_bytes` of a batch or context bundle, bytes. */
+  BATCH_DEFAULT_TOTAL_BYTES: 4 * 1024 * 1024,
+  /** Files up to this size are hashed (sha256) and scanned for line endings in full on a window read, bytes. */
+  HASH_MAX_BYTES: 512 * 1024 * 1024,
+  /** Bytes sniffed at the head of a file to tell text from binary (like git and ripgrep), bytes. */
+  SNIFF_BYTES: 8192,
+  /** Images are scaled to at most this many pixels on the long edge. */
+  IMAGE_MAX_EDGE_PX: 2560,
+  /** Largest image returned as MCP image content (after scaling/re-encoding), bytes. */
+  IMAGE_MAX_BYTES: 2 * 1024 * 1024,
+  /** Largest source image decoded for scaling, bytes. */
+  IMAGE_SOURCE_MAX_BYTES: 64 * 1024 * 1024,
+  /** Largest file an `edit` may load and rewrite, bytes. */
+  EDIT_MAX_FILE_BYTES: 64 * 1024 * 1024,
+  /** Failed matches in a row on one file in one session before `RECOVERY_EXHAUSTED`. */
+  RECOVERY_MAX_FAILED_MATCHES: 3,
+  /** Undo keeps the previous bytes of files up to this size, bytes (compressed in the DB). */
+  UNDO_MAX_BYTES: 4 * 1024 * 1024,
+  /** Diff text shown inline in an `edit` result, bytes; the rest pages through observe(view="diff"). */
+  DIFF_PREVIEW_BYTES: 4096,
+  /** Diff kept for paging per edit, bytes (beyond: truncated with a marker). */
+  DIFF_STORE_MAX_BYTES: 8 * 1024 * 1024,
+  /** Idempotency receipts are kept at least this long, milliseconds (issue 4: ≥ 30 min). */
+  IDEMPOTENCY_TTL_MS: 24 * 60 * 60 * 1000,
+  /** A `move_out` confirmation expires after this, milliseconds. */
+  MOVE_CONFIRM_TTL_MS: 30 * 60 * 1000,
+  /** Targets per `move_out` request; previews shown in its result. */
+  MOVE_TARGETS_MAX: 100,
+  MOVE_PREVIEWS_MAX: 20,
+  /** Search: matching lines collected before paging switches to a sorted, bounded scan. */
+  SEARCH_COLLECT_MAX: 10_000,
+  /** Search: default and largest page, matching lines. */
+  SEARCH_PAGE_DEFAULT: 50,
+  SEARCH_PAGE_MAX: 500,
+  /** Search: files larger than this are skipped by both engines, bytes. */
+  SEARCH_MAX_FILE_BYTES: 50 * 1024 * 1024,
+  /** Search: longest line text returned per match, characters. */
+  SEARCH_LINE_MAX_CHARS: 500,
+  /** List: default and largest page, entries. */
+  LIST_PAGE_DEFAULT: 200,
+  LIST_PAGE_MAX: 2000,
+  /** List files: paths collected at most in one walk. */
+  LIST_COLLECT_MAX: 200_000,
+} as const;

@@ -14,6 +14,8 @@ export const ID_PREFIXES = {
   artifact: 'ar_',
   plan: 'pl_',
   confirmation: 'cf_',
+  /** A `move_out` request (issue 4). */
+  moveRequest: 'mv_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -68,7 +68,18 @@ export const CommandRulesConfig = z.object({
 
 export const SecurityConfig = z.object({
   commands: CommandRulesConfig.prefault({}),
-  files: z.object({ deny: z.array(z.string()).default(['^\\.git/']) }).prefault({}),
+  /**
+   * Workspace file rules (issue 4): `deny` = regexes over workspace-relative paths (`/`-separated)
+   * that no file tool may read, list, edit or move; `max_patch_files` / `max_patch_lines` bound one
+   * `edit` call (distinct targets / changed lines). A project's `.holdfast.yaml` may only narrow them.
+   */
+  files: z
+    .object({
+      deny: z.array(z.string()).default(['^\\.git/']),
+      max_patch_files: z.number().int().min(1).max(100).default(100),
+      max_patch_lines: z.number().int().min(1).max(100_000).default(1000),
+    })
+    .prefault({}),
 });
 
 export const RetentionConfig = z.object({

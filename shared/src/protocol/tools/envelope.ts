@@ -60,8 +60,15 @@ export interface ToolAnnotations {
   openWorldHint: boolean;
 }
 
+/**
+ * A tool's input schema: an object, or a discriminated union of strict objects when actions take
+ * disjoint arguments (`move_out`: `prepare` | `submit`). Either renders as a JSON Schema whose root
+ * is `type: "object"` (see json-schema.ts).
+ */
+export type ToolInputSchema = z.ZodObject | z.ZodDiscriminatedUnion<readonly z.ZodObject[]>;
+
 /** One tool of the catalogue: the contract shared by the adapter (schemas) and the daemon (parsing). */
-export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
+export interface ToolDef<I extends ToolInputSchema = ToolInputSchema, O extends z.ZodObject = z.ZodObject> {
   name: string;
   title: string;
   description: string;
