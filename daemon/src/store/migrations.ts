@@ -51,4 +51,87 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
       CREATE INDEX events_workspace ON events(workspace, seq);
     `,
   },
+  {
+    version: 2,
+    name: 'workspace files: reads, edits, idempotency receipts, move requests, temp-file journal',
+    sql: `
+      -- What each session has read, per file (read-before-edit, unchanged references; issue 4).
+      CREATE TABLE file_reads (
+        session_id     TEXT NOT NULL,
+        path           TEXT NOT NULL,
+        sha256         TEXT NOT NULL,
+        read_at        INTEGER NOT NULL,
+        windows        TEXT NOT NULL DEFAULT '[]',
+        failed_matches INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (session_id, path)
+      ) WITHOUT ROWID;
+
+      -- One row per edit call (edit_id ed_…): its diff, kept for observe(view="diff").
+      CREATE TABLE edits (
+        id         TEXT PRIMARY KEY,
+        session_id TEXT NOT NULL,
+        purpose    TEXT,
+        created_at INTEGER NOT NULL,
+        files      INTEGER NOT NULL,
+        diff       TEXT NOT NULL,
+        diff_lines INTEGER NOT NULL
+      );
+      CREATE INDEX edits_session ON edits(session_id, created_at);
+
+      -- One row per file an edit call touched: shas before/after and undo bytes.
+      CREATE TABLE edit_files (
+        edit_id     TEXT NOT NULL,
+        seq         INTEGER NOT NULL,
+        session_id  TEXT NOT NULL,
+        operation   TEXT NOT NULL,
+        path        TEXT NOT NULL,
+        new_path    TEXT,
+        before_sha  TEXT,
+        after_sha   TEXT,
+        before_blob BLOB,
+        mode        INTEGER,
+        created_at  INTEGER NOT NULL,
+        undone_by   TEXT,
+        PRIMARY KEY (edit_id, seq)
+      );
+      CREATE INDEX edit_files_target ON edit_files(session_id, path, created_at);
+
+      -- Idempotency receipts of any tool (edit, move_out prepare; execute later).
+      CREATE TABLE idempotency_receipts (
+        tool        TEXT NOT NULL,
+        session_id  TEXT NOT NULL,
+        key         TEXT NOT NULL,
+        args_sha256 TEXT NOT NULL,
+        receipt     TEXT NOT NULL,
+        created_at  INTEGER NOT NULL,
+        PRIMARY KEY (tool, session_id, key)
+      ) WITHOUT ROWID;
+      CREATE INDEX idempotency_created ON idempotency_receipts(created_at);
+
+      -- move_out requests: a frozen manifest waiting for confirmation, then its receipt.
+      CREATE TABLE move_requests (
+        id                TEXT PRIMARY KEY,
+        confirmation_uuid TEXT NOT NULL UNIQUE,
+        session_id        TEXT NOT NULL,
+        purpose           TEXT NOT NULL,
+        idempotency_key   TEXT NOT NULL,
+        manifest          TEXT NOT NULL,
+        manifest_sha256   TEXT NOT NULL,
+        created_at        INTEGER NOT NULL,
+        expires_at        INTEGER NOT NULL,
+        state             TEXT NOT NULL,
+        submitted_at      INTEGER,
+        receipt           TEXT
+      );
+      CREATE INDEX move_requests_session ON move_requests(session_id, created_at);
+
+      -- Temp files of atomic writes in progress: a writer killed mid-write leaves a row, and the
+      -- daemon removes the file at its next start.
+      CREATE TABLE temp_files (
+        path       TEXT PRIMARY KEY,
+        pid        INTEGER NOT NULL,
+        created_at INTEGER NOT NULL
+      );
+    `,
+  },
 ];

@@ -1,0 +1,81 @@
+import { closeSync, constants, fstatSync, openSync, statSync, type Stats } from 'node:fs';
+import { HoldfastError } from '@holdfast/shared/errors';
+
+/** What a directory entry is (issue 4 `entries[].kind`, plus the special kinds we refuse). */
+export type EntryKind = 'file' | 'directory' | 'symlink' | 'fifo' | 'socket' | 'char-device' | 'block-device' | 'other';
+
+/** Classifies a stat result (lstat: symlinks are `symlink`). */
+export function kindOf(st: Stats): EntryKind {
+  if (st.isFile()) return 'file';
+  if (st.isDirectory()) return 'directory';
+  if (st.isSymbolicLink()) return 'symlink';
+  if (st.isFIFO()) return 'fifo';
+  if (st.isSocket()) return 'socket';
+  if (st.isCharacterDevice()) return 'char-device';
+  if (st.isBlockDevice()) return 'block-device';
+  return 'other';
+}
+
+/** The `kind` a listing shows: file | directory | symlink | other (issue 4). */
+export function listingKind(k: EntryKind): 'file' | 'directory' | 'symlink' | 'other' {
+  return k === 'file' || k === 'directory' || k === 'symlink' ? k : 'other';
+}
+
+/**
+ * Refuses anything that is not a regular file, from its (already taken) stat — FIFOs, sockets and
+ * devices are never opened, so a read can never block on them (field failure #15).
+ * @throws HoldfastError UNSUPPORTED_FILE_TYPE.
+ */
+export function assertRegularFile(st: Stats, rel: string): void {
+  const k = kindOf(st);
+  if (k === 'file') return;
+  if (k === 'directory') {
+    throw new HoldfastError('UNSUPPORTED_FILE_TYPE', `${rel || '.'} is a directory; list it with read(view="list", path="${rel}")`, { details: { path: rel, kind: k } });
+  }
+  throw new HoldfastError('UNSUPPORTED_FILE_TYPE', `${rel} is a ${k}, not a regular file; holdfast never opens FIFOs, sockets or devices`, { details: { path: rel, kind: k } });
+}
+
+/** An open regular file: descriptor and the stat taken through it. */
+export interface OpenFile {
+  fd: number;
+  st: Stats;
+}
+
+/**
+ * Opens a regular file for reading without ever blocking: stat first (refuse specials unopened),
+ * then `O_RDONLY | O_NONBLOCK | O_NOFOLLOW` on the canonical path, then fstat to make sure the
+ * file was not swapped for something else in between.
+ * @throws HoldfastError PATH_NOT_FOUND, UNSUPPORTED_FILE_TYPE.
+ */
+export function openRegularFile(realPath: string, rel: string): OpenFile {
+  let st: Stats;
+  try {
+    st = statSync(realPath);
+  } catch (err) {
+    throw notFound(err, rel);
+  }
+  assertRegularFile(st, rel);
+  let fd: number;
+  try {
+    fd = openSync(realPath, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  } catch (err) {
+    throw notFound(err, rel);
+  }
+  const fst = fstatSync(fd);
+  if (!fst.isFile() || fst.ino !== st.ino || fst.dev !== st.dev) {
+    closeSync(fd);
+    throw new HoldfastError('UNSUPPORTED_FILE_TYPE', `${rel} changed while it was being opened; try again`, { retryable: true, details: { path: rel } });
+  }
+  return { fd, st: fst };
+}
+
+/** Maps an fs error on `rel` to a HoldfastError (ENOENT → PATH_NOT_FOUND). */
+export function notFound(err: unknown, rel: string): HoldfastError {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT' || code === 'ENOTDIR') {
+    return new HoldfastError('PATH_NOT_FOUND', `${rel} does not exist; list the folder with read(view="list") to find the right path`, { details: { path: rel } });
+  }
+  if (code === 'EACCES' || code === 'EPERM') return new HoldfastError('POLICY_DENIED', `${rel}: permission denied by the operating system`, { details: { path: rel } });
+  if (code === 'ELOOP') return new HoldfastError('UNSUPPORTED_FILE_TYPE', `${rel}: too many levels of symbolic links`, { details: { path: rel } });
+  return new HoldfastError('INTERNAL', `${rel}: ${(err as Error).message}`);
+}

@@ -1,0 +1,81 @@
+import { readdirSync, statSync, type Dirent } from 'node:fs';
+import { join } from 'node:path';
+import { GlobFilter } from './glob-filter.js';
+import { framesAbove, isIgnored, loadIgnoreRules, type IgnoreFrame } from './ignore-rules.js';
+import { comparePaths } from './path-order.js';
+
+/** How the walk decides what to visit (the same rules the ripgrep engine is run with). */
+export interface WalkOptions {
+  root: string;
+  scope: string;
+  include: string[];
+  exclude: string[];
+  deny: RegExp[];
+  /** Larger files are skipped (Infinity: no size check, no stat). */
+  maxFileBytes: number;
+}
+
+function denied(deny: readonly RegExp[], rel: string): boolean {
+  for (const re of deny) if (re.test(rel)) return true;
+  return false;
+}
+
+/**
+ * Walks the files under a scope in path order (each folder's entries sorted by name), synchronously
+ * — it runs inside the search worker, never on the daemon's event loop. Like the ripgrep engine:
+ * hidden files included, `.git` folders skipped, `.gitignore`/`.ignore`/`.rgignore` of every folder
+ * from the workspace root down respected, symlinks not followed, files over `maxFileBytes` skipped,
+ * policy-denied paths pruned. Yields workspace-relative paths; stop early by returning from the loop.
+ */
+export function* walkFiles(o: WalkOptions): Generator<string> {
+  const globs = new GlobFilter(o.include, o.exclude);
+  const prefix = o.scope === '' ? '' : `${o.scope}/`;
+  const scopeAbs = o.scope === '' ? o.root : join(o.root, o.scope);
+  let st;
+  try {
+    st = statSync(scopeAbs);
+  } catch {
+    return;
+  }
+  if (st.isFile()) {
+    const name = o.scope.slice(o.scope.lastIndexOf('/') + 1);
+    if (!denied(o.deny, o.scope) && st.size <= o.maxFileBytes && globs.allowsFile(name, false)) yield o.scope;
+    return;
+  }
+  const frames: IgnoreFrame[] = framesAbove(o.root, o.scope);
+  yield* walkDir(o, globs, frames, o.scope, prefix);
+}
+
+function* walkDir(o: WalkOptions, globs: GlobFilter, frames: IgnoreFrame[], dir: string, scopePrefix: string): Generator<string> {
+  const abs = dir === '' ? o.root : join(o.root, dir);
+  const own = loadIgnoreRules(abs);
+  const here = own ? [...frames, { dir, rules: own }] : frames;
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(abs, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  const names = entries.map((e) => e.name).sort((a, b) => comparePaths(a, b));
+  const byName = new Map(entries.map((e) => [e.name, e]));
+  for (const name of names) {
+    const e = byName.get(name)!;
+    const rel = dir === '' ? name : `${dir}/${name}`;
+    const inScope = rel.slice(scopePrefix.length);
+    if (e.isDirectory()) {
+      if (name === '.git') continue;
+      if (denied(o.deny, `${rel}/`) || isIgnored(here, rel, true) || globs.excludesDir(inScope)) continue;
+      yield* walkDir(o, globs, here, rel, scopePrefix);
+    } else if (e.isFile()) {
+      if (denied(o.deny, rel) || isIgnored(here, rel, false) || !globs.allowsFile(inScope, false)) continue;
+      if (Number.isFinite(o.maxFileBytes)) {
+        try {
+          if (statSync(join(abs, name)).size > o.maxFileBytes) continue;
+        } catch {
+          continue;
+        }
+      }
+      yield rel;
+    }
+  }
+}
