@@ -1,9 +1,10 @@
-import { existsSync, mkdirSync, readFileSync, realpathSync, statSync, writeFileSync, renameSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { Document, isMap, isSeq, parseDocument } from 'yaml';
 import { loadConfig, parseConfigText, type HoldfastConfig, type WorkspaceConfig } from '@holdfast/shared/config';
 import type { WorkspaceView } from '@holdfast/shared/control';
 import { HoldfastError } from '@holdfast/shared/errors';
+import { DEFAULT_CONFIG_YAML } from './default-config.js';
 
 /**
  * The daemon's view of `config.yaml` (DESIGN §2): loaded at start, reloaded after the daemon
@@ -78,6 +79,27 @@ export class ConfigStore {
     renameSync(tmp, this.path);
     this.reload();
     return { workspace: { name: wantName, path: root, description: description ?? '', available: true }, created: true };
+  }
+}
+
+/**
+ * Writes the commented default `config.yaml` (daemon/src/default-config.ts, issue 5) when the home
+ * has none yet: 0600, complete or not at all (temp file + link, which never replaces an existing
+ * file). Returns true when it wrote one.
+ */
+export function writeDefaultConfigIfAbsent(path: string): boolean {
+  if (existsSync(path)) return false;
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, DEFAULT_CONFIG_YAML, { mode: 0o600 });
+  try {
+    linkSync(tmp, path);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  } finally {
+    rmSync(tmp, { force: true });
   }
 }
 

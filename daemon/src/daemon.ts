@@ -7,11 +7,13 @@ import { HoldfastError } from '@holdfast/shared/errors';
 import { newId } from '@holdfast/shared/ids';
 import type { HomeLayout } from '@holdfast/shared/paths';
 import { ProtocolVersions } from '@holdfast/shared/protocol';
-import { ConfigStore } from './config-store.js';
+import { ConfigStore, writeDefaultConfigIfAbsent } from './config-store.js';
 import { ControlServer } from './control-server.js';
 import { runDoctor } from './doctor.js';
+import { createExecutionEngine, type ExecutionEngine } from './execution/wiring.js';
 import { acquireDaemonLock, clearStaleSocket } from './lock.js';
 import type { Logger } from './log.js';
+import { listTaskLogs, readTaskLog, resourceTemplates } from './resources/task-logs.js';
 import { createRouter, type ControlHandlers } from './router.js';
 import { SessionManager } from './sessions/manager.js';
 import { pickExpired } from './sessions/quota.js';
@@ -42,6 +44,7 @@ export class Daemon {
   private sessionsRepo!: SessionsRepo;
   private eventsRepo!: EventsRepo;
   private manager!: SessionManager;
+  private execution!: ExecutionEngine;
   private reaper!: Reaper;
   private server!: ControlServer;
   private releaseLock: (() => Promise<void>) | null = null;
@@ -66,17 +69,19 @@ export class Daemon {
       this.log.error('daemon lock compromised; stopping', { error: err.message });
       void this.stop(false, 1);
     });
+    writeDefaultConfigIfAbsent(l.config);
     this.configStore = new ConfigStore(l.config);
     this.db = openDatabase(l.db);
     this.sessionsRepo = new SessionsRepo(this.db);
     this.eventsRepo = new EventsRepo(this.db);
     this.manager = new SessionManager(l, this.configStore, this.sessionsRepo, this.eventsRepo, this.log);
+    this.execution = createExecutionEngine(this.db, l, this.configStore, this.manager, this.sessionsRepo, this.log);
     const report = await recoverSessions(l, this.manager, this.sessionsRepo, this.eventsRepo, this.log);
     this.log.info('recovery done', { adopted: report.adopted.length, exited: report.exited.length, lost: report.lost.length, orphans_killed: report.orphansKilled.length });
     this.eventsRepo.append({ kind: 'daemon.started', data: { pid: process.pid, build: buildString(), ...report } });
 
     await clearStaleSocket(l.daemonSocket);
-    const services: ToolServices = { layout: l, config: this.configStore, sessions: this.manager, events: this.eventsRepo };
+    const services: ToolServices = { layout: l, config: this.configStore, sessions: this.manager, events: this.eventsRepo, execution: this.execution.services };
     const router = createRouter(this.handlers(services), (m) => {
       if (this.draining && m !== 'daemon.status') throw new HoldfastError('DAEMON_DRAINING', 'holdfastd is restarting; retry in a moment', { retryable: true });
     });
@@ -95,6 +100,7 @@ export class Daemon {
     await this.server.listen();
     this.reaper = new Reaper(this.manager, () => this.configStore.config.sessions.reaper_interval_ms, this.log);
     this.reaper.start();
+    this.execution.start();
     this.log.info('holdfastd ready', { pid: process.pid, build: buildString(), home: l.home });
   }
 
@@ -163,6 +169,9 @@ export class Daemon {
         return r.ok ? { ok: true, cmd: r.cmd } : { ok: false, reason: r.reason, cmd: r.running };
       },
       'tool.call': (p, ctx) => callTool(p.tool, p.arguments, p.context, services, ctx.signal),
+      'resource.templates': () => resourceTemplates(),
+      'resource.list': (p) => listTaskLogs(p, services),
+      'resource.read': (p) => readTaskLog(p, services),
     };
   }
 
@@ -218,6 +227,7 @@ export class Daemon {
     this.stopped = true;
     this.draining = true;
     this.reaper?.stop();
+    this.execution?.stop();
     if (killSessions && this.manager) {
       await Promise.all(this.sessionsRepo.listLive().map((r) => this.manager.end(r.id, 'killed').catch(() => undefined)));
     }

@@ -1,6 +1,7 @@
-import type { HoldfastConfig } from '@holdfast/shared/config';
 import { readOnlyLabel } from './read-only.js';
-import { compileRules, matchLoose, matchStrict, type CompiledRules } from './rules.js';
+import { compileRules, matchLoose, matchStrict, type CommandRules, type CompiledRules } from './rules.js';
+
+export type { CommandRules } from './rules.js';
 import { refusal, scanCommandLine, type Refusal, type SimpleCommand } from './script-scan.js';
 import { literalWord } from './shell-syntax.js';
 import { commandName, unwrap, type CommandView } from './wrappers.js';
@@ -60,7 +61,7 @@ export interface PolicyVerdict {
   background_command?: string;
 }
 
-type RulesConfig = HoldfastConfig['security']['commands'];
+type RulesConfig = CommandRules;
 
 /** Nesting of command strings (`sh -c "sh -c '…'"`) judged at most. */
 const MAX_SCRIPT_DEPTH = 4;

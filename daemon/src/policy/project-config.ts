@@ -26,6 +26,8 @@ export const ProjectConfig = z.object({
     })
     .optional(),
   limits: z.object({ read_window_bytes: z.number().int().min(1024).optional() }).optional(),
+  /** Project tasks for `execute(task=NAME)` (issue 5; read by daemon/src/project/holdfast-yaml.ts). */
+  tasks: z.record(z.string(), z.unknown()).optional(),
 });
 export type ProjectConfig = z.infer<typeof ProjectConfig>;
 

@@ -53,7 +53,9 @@ export interface CompiledRules {
   default: RuleKind;
 }
 
-type RulesConfig = HoldfastConfig['security']['commands'];
+/** The rule lists of `security.commands` (any object with these four keys, e.g. the config's own). */
+export type CommandRules = Pick<HoldfastConfig['security']['commands'], 'default' | 'deny' | 'confirm' | 'allow'>;
+type RulesConfig = CommandRules;
 const cache = new WeakMap<RulesConfig, CompiledRules>();
 
 /**

@@ -4,7 +4,7 @@ import type { Affinity, SessionView } from '@holdfast/shared/control';
 import { HoldfastError } from '@holdfast/shared/errors';
 import { isId, newId } from '@holdfast/shared/ids';
 import { guardianPaths, type HomeLayout } from '@holdfast/shared/paths';
-import { isProcessAlive, processStartTime, readJson, SessionDefaults, type ExitRecord, type GuardianStatus, type ShutdownParams } from '@holdfast/shared/protocol';
+import { isProcessAlive, processStartTime, readJson, SessionDefaults, type CommandRecord, type ExitRecord, type GuardianStatus, type ShutdownParams, type TaskRecord } from '@holdfast/shared/protocol';
 import type { ConfigStore } from '../config-store.js';
 import type { Logger } from '../log.js';
 import type { EventsRepo } from '../store/events-repo.js';
@@ -47,6 +47,9 @@ interface Entry {
  */
 export class SessionManager {
   private readonly entries = new Map<string, Entry>();
+  /** Listeners of finished commands/tasks and of ended sessions (the execute engine keeps `tasks` in step). */
+  private readonly doneListeners: ((sessionId: string, rec: CommandRecord | TaskRecord) => void)[] = [];
+  private readonly endedListeners: ((sessionId: string, rec: ExitRecord | null) => void)[] = [];
   private readonly inflight = new Map<string, Promise<OpenResult>>();
   private createChain: Promise<unknown> = Promise.resolve();
 
@@ -203,12 +206,23 @@ export class SessionManager {
     return e;
   }
 
+  /** Calls `fn` for every `g.done` (a command or task finished) of any session. */
+  onRecordDone(fn: (sessionId: string, rec: CommandRecord | TaskRecord) => void): void {
+    this.doneListeners.push(fn);
+  }
+
+  /** Calls `fn` when a session has ended (with its exit record, if any), after its row is updated. */
+  onSessionEnded(fn: (sessionId: string, rec: ExitRecord | null) => void): void {
+    this.endedListeners.push(fn);
+  }
+
   private linkEvents(id: string) {
     return {
       onExit: (rec: ExitRecord) => void this.markEnded(id, rec),
-      onDone: () => {
+      onDone: (rec: CommandRecord | TaskRecord) => {
         const e = this.entries.get(id);
         if (e) e.statusAt = 0; // status changed: refresh on next view
+        for (const fn of this.doneListeners) fn(id, rec);
       },
       onClose: () => {
         const e = this.entries.get(id);
@@ -310,6 +324,7 @@ export class SessionManager {
       pty_end: rec?.finalOffsets.pty ?? row.pty_end,
     });
     this.events.append({ session_id: id, workspace: row.workspace, kind: `session.${state}`, data: { reason: why, exit_code: rec?.code ?? null, signal: rec?.signal ?? null } });
+    for (const fn of this.endedListeners) fn(id, rec);
     const e = this.entries.get(id);
     e?.link?.close();
     this.entries.delete(id);

@@ -21,12 +21,24 @@ export interface NewEvent {
   data?: Record<string, unknown> | null;
 }
 
+/** A history query (see {@link EventsRepo.query}): `sessionId`, or `workspace` + `principal`. */
+export interface EventQuery {
+  sessionId?: string;
+  workspace?: string;
+  principal?: string;
+  afterSeq: number;
+  limit: number;
+  tool?: string;
+  status?: string;
+}
+
 /** Append-only event log. Every session state change writes one row (issue 2). */
 export class EventsRepo {
   private readonly insertStmt;
   private readonly bySession;
+  private readonly queries = new Map<string, ReturnType<Db['prepare']>>();
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     this.insertStmt = db.prepare(
       'INSERT INTO events (at, session_id, workspace, kind, tool, status, data) VALUES (@at, @session_id, @workspace, @kind, @tool, @status, @data)',
     );
@@ -45,6 +57,26 @@ export class EventsRepo {
       data: e.data ? JSON.stringify(e.data) : null,
     });
     return Number(r.lastInsertRowid);
+  }
+
+  /**
+   * Events after `afterSeq`, oldest first, of one session or of one workspace as a principal sees
+   * it (its own sessions' events plus workspace events without a session), optionally only one
+   * tool and/or status (observe view=history, issue 5).
+   */
+  query(q: EventQuery): EventRow[] {
+    const where: string[] = ['e.seq > @after'];
+    if (q.sessionId !== undefined) where.push('e.session_id = @session');
+    else where.push('((e.session_id IS NULL AND e.workspace = @workspace) OR e.session_id IN (SELECT id FROM sessions WHERE workspace = @workspace AND principal = @principal))');
+    if (q.tool !== undefined) where.push('e.tool = @tool');
+    if (q.status !== undefined) where.push('e.status = @status');
+    const sql = `SELECT e.* FROM events e WHERE ${where.join(' AND ')} ORDER BY e.seq LIMIT @limit`;
+    let stmt = this.queries.get(sql);
+    if (!stmt) {
+      stmt = this.db.prepare(sql);
+      this.queries.set(sql, stmt);
+    }
+    return stmt.all({ after: q.afterSeq, session: q.sessionId ?? null, workspace: q.workspace ?? null, principal: q.principal ?? null, tool: q.tool ?? null, status: q.status ?? null, limit: q.limit }) as EventRow[];
   }
 
   /** Events of one session after `afterSeq`, oldest first. */

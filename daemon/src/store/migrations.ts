@@ -1,3 +1,5 @@
+import { TASKS_MIGRATION } from './tasks-migration.js';
+
 /**
  * Numbered schema migrations of `state/holdfast.db` (DESIGN §2). Migration N brings the schema
  * from `PRAGMA user_version = N-1` to N inside one transaction. Never edit a released migration:
@@ -134,4 +136,5 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
       );
     `,
   },
+  TASKS_MIGRATION,
 ];

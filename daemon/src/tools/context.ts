@@ -1,6 +1,7 @@
 import type { CallContext } from '@holdfast/shared/control';
 import type { HomeLayout } from '@holdfast/shared/paths';
 import type { ConfigStore } from '../config-store.js';
+import type { ExecutionServices } from '../execution/services.js';
 import type { SessionManager } from '../sessions/manager.js';
 import type { EventsRepo } from '../store/events-repo.js';
 
@@ -10,6 +11,8 @@ export interface ToolServices {
   config: ConfigStore;
   sessions: SessionManager;
   events: EventsRepo;
+  /** Execution tasks, audit, receipts and project config: execute, observe, log resources (issue 5). */
+  execution: ExecutionServices;
 }
 
 /** Per-call context: who calls, over what, and a signal aborted when the caller gives up. */

@@ -1,226 +1,325 @@
 import { HoldfastError } from '@holdfast/shared/errors';
 import { newId } from '@holdfast/shared/ids';
-import { OutputLimits, type CommandRecord, type OutputSource, type TaskRecord } from '@holdfast/shared/protocol';
-import type { executeTool } from '@holdfast/shared/tools';
-import type * as z from 'zod';
-import { renderTerminalText } from '../render/terminal-text.js';
+import { KEY_SEQUENCES, LinkTimeouts, type CommandRecord, type TaskRecord } from '@holdfast/shared/protocol';
+import type { AuditEntry } from '../audit.js';
+import { diskSource, guardianSource, type ByteSource } from '../execution/byte-source.js';
+import { fingerprint, foregroundLine, resolveCall, type ExecuteArgs, type ResolvedCall } from '../execution/call.js';
+import { confirmationOutcome, confirmationSummary, refusedOutcome } from '../execution/policy-outcome.js';
+import { requireTaskRow } from '../execution/task-lookup.js';
+import { describeTask } from '../execution/task-result.js';
+import { evaluateCommand, type PolicyVerdict } from '../policy/commands.js';
+import { effectiveCommandRules } from '../policy/effective-rules.js';
 import type { GuardianLink } from '../sessions/link.js';
+import type { SessionRow } from '../store/sessions-repo.js';
+import type { TaskRow } from '../store/tasks-repo.js';
 import type { ToolContext } from './context.js';
 import { action, failure, outcome, type ToolOutcome } from './envelope.js';
 
-type Args = z.output<typeof executeTool.input>;
-
-const DEFAULT_YIELD_MS = 10_000;
-/** Raw bytes read to render the tail given to the model (rendering only shrinks text). */
-const RAW_TAIL_BYTES = 4 * OutputLimits.MODEL_TEXT_MAX_BYTES;
-
-/** MCP resource URI of a task's logs (issue 5). */
-export function taskLogUri(rs: string, taskId: string): string {
-  return `holdfast://remote-sessions/${rs}/tasks/${taskId}/logs`;
-}
-
-/** Single-quotes a string for bash. */
-function shQuote(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
-}
+/** Default wait of `run`, `attach` and `stdin`, ms (issue 5). */
+export const DEFAULT_YIELD_MS = 10_000;
+const RECEIPT_TOOL = 'execute';
 
 /**
- * `execute` (DESIGN §5, issues 3 and 5): foreground commands in the session's PTY, background and
- * argv tasks in their own process groups, attach/stop/stdin/status on an execution task.
+ * `execute` (DESIGN §5, issue 5): `run` a command in the session's PTY (`command`), as a
+ * background task (`background: true`), as an exact vector (`argv` + `shell: false`) or a project
+ * task (`task`); `attach` (wait again), `status`, `stop` (signal escalation of its process group)
+ * and `stdin` (text and named keys to the running foreground command).
+ *
+ * Every run goes through the command policy first (deny → refused; confirm → `waiting_confirmation`
+ * until the same call comes back with `user_confirmed: true` and the confirmation's
+ * `idempotency_key`, bound to the exact command/argv, cwd, env and purpose, before it expires),
+ * then the audit line is written — if it cannot be, nothing runs — then the `tasks` row, then the
+ * guardian is asked. (The confirmation lifetime is `security.commands.confirm_ttl_s`, default 600.) An `idempotency_key` seen before with the same arguments returns that task
+ * instead of running again; with other arguments it is `IDEMPOTENCY_CONFLICT`.
  */
-export async function executeHandler(args: Args, ctx: ToolContext): Promise<ToolOutcome> {
-  const row = ctx.services.sessions.requireOwned(args.remote_session_id, ctx.call.principal);
-  const link = await ctx.services.sessions.ensureLink(row.id);
-  const rs = row.id;
-  const base = { remote_session_id: rs, ...(args.purpose ? { purpose: args.purpose } : {}) };
-  const yieldMs = args.yield_time_ms ?? DEFAULT_YIELD_MS;
-
+export async function executeHandler(args: ExecuteArgs, ctx: ToolContext): Promise<ToolOutcome> {
+  const session = ctx.services.sessions.requireOwned(args.remote_session_id, ctx.call.principal);
+  const yieldMs = Math.min(args.yield_time_ms ?? DEFAULT_YIELD_MS, LinkTimeouts.MAX_WAIT_MS);
   switch (args.action) {
     case 'run':
-      return run(args, link, rs, base, yieldMs);
+      return run(args, session, ctx, yieldMs);
     case 'attach':
-    case 'status': {
-      const id = requireTaskId(args);
-      const rec = await link.wait({ id, waitMs: args.action === 'status' ? 0 : yieldMs });
-      return describe(rec, link, rs, base);
+      return follow(requireTask(args, session, ctx), session, ctx, yieldMs, args);
+    case 'status':
+      return follow(requireTask(args, session, ctx), session, ctx, 0, args);
+    case 'stop':
+      return stop(requireTask(args, session, ctx), session, ctx);
+    case 'stdin':
+      return stdin(args, session, ctx, yieldMs);
+  }
+}
+
+// ---- run -------------------------------------------------------------------------------------
+
+async function run(args: ExecuteArgs, session: SessionRow, ctx: ToolContext, yieldMs: number): Promise<ToolOutcome> {
+  const ex = ctx.services.execution;
+  const rs = session.id;
+  const project = () => ex.projects.get(session.workspace_root);
+  const call = resolveCall(args, session.workspace_root, project);
+  const rules = effectiveCommandRules(ctx.services.config.config.security.commands, project());
+  const verdict = evaluateCommand(call.argv ? { argv: call.argv } : { command: call.command! }, rules);
+  const audit = auditBase(call, session, ctx);
+
+  if (verdict.decision === 'deny') {
+    try {
+      ex.audit.append({ ...audit, event: 'execute.refused', decision: 'deny', reason: verdict.reason });
+    } catch {
+      // nothing runs either way
     }
-    case 'stop': {
-      const id = requireTaskId(args);
-      const rec = await link.stop(id);
-      return describe(rec, link, rs, base);
-    }
-    case 'stdin': {
-      if (args.text === undefined && args.keys === undefined) throw new HoldfastError('BAD_REQUEST', 'action=stdin needs text and/or keys');
-      await link.input({ ...(args.text !== undefined ? { text: args.text } : {}), ...(args.keys !== undefined ? { keys: args.keys } : {}) });
-      if (!args.execution_task_id) {
-        return outcome('execute.stdin', 'succeeded', { written: true }, 'Input sent to the terminal.', { context: base });
+    return refusedOutcome(verdict, args, rs);
+  }
+
+  const fp = fingerprint(call);
+  let existing: TaskRow | undefined;
+  if (args.idempotency_key !== undefined) {
+    const receipt = ex.receipts.get(RECEIPT_TOOL, rs, args.idempotency_key);
+    if (receipt) {
+      if (receipt.args_sha256 !== fp) {
+        throw new HoldfastError('IDEMPOTENCY_CONFLICT', `idempotency_key ${args.idempotency_key} was used for a different command, cwd, env or purpose in this session; use a new key for a new command`, { retryable: false });
       }
-      const rec = await link.wait({ id: args.execution_task_id, waitMs: args.yield_time_ms ?? 5000 });
-      return describe(rec, link, rs, base);
+      existing = ex.tasks.get((JSON.parse(receipt.receipt) as { execution_task_id: string }).execution_task_id);
     }
   }
-}
-
-function requireTaskId(args: Args): string {
-  if (!args.execution_task_id) throw new HoldfastError('BAD_REQUEST', `action=${args.action} needs execution_task_id`);
-  return args.execution_task_id;
-}
-
-async function run(args: Args, link: GuardianLink, rs: string, base: Record<string, string>, yieldMs: number): Promise<ToolOutcome> {
-  const modes = [args.command !== undefined, args.argv !== undefined].filter(Boolean).length;
-  if (modes !== 1) throw new HoldfastError('BAD_REQUEST', 'give exactly one of command or argv');
-  if (args.argv !== undefined && args.shell !== false) throw new HoldfastError('BAD_REQUEST', 'argv runs without a shell: pass shell=false with it');
-  const id = newId('executionTask');
-
-  if (args.argv !== undefined || args.background === true) {
-    const spawnArgs = {
-      id,
-      ...(args.argv !== undefined ? { argv: args.argv } : { command: args.command! }),
-      ...(args.cwd !== undefined ? { cwd: args.cwd } : {}),
-      ...(args.env !== undefined ? { env: args.env } : {}),
-    };
-    const started = await link.spawn(spawnArgs);
-    const rec = args.background === true ? started : await link.wait({ id, waitMs: yieldMs });
-    return describe(rec, link, rs, base);
+  if (existing && existing.state !== 'waiting_confirmation') {
+    // The same call again: the receipt is the task itself.
+    return follow(existing, session, ctx, yieldMs, args);
   }
 
-  let command = args.command!;
-  if (args.cwd !== undefined || args.env !== undefined) {
-    // A one-off cwd/env runs in a subshell so the session's own cwd and env stay as they were.
-    const parts: string[] = [];
-    if (args.cwd !== undefined) parts.push(`cd ${shQuote(args.cwd)}`);
-    for (const [k, v] of Object.entries(args.env ?? {})) {
-      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k)) throw new HoldfastError('BAD_REQUEST', `env name ${JSON.stringify(k)} is not a valid variable name`);
-      parts.push(`export ${k}=${shQuote(v)}`);
+  let id = existing?.id ?? newId('executionTask');
+  if (verdict.decision === 'confirm') {
+    const now = Date.now();
+    const pending = existing;
+    const valid = pending !== undefined && (pending.expires_at ?? 0) > now;
+    if (!(args.user_confirmed === true && valid)) {
+      const key = args.idempotency_key ?? newId('confirmation');
+      const expires = now + rules.confirm_ttl_s * 1000;
+      if (pending) {
+        ex.tasks.update(pending.id, { expires_at: expires });
+      } else {
+        ex.tasks.insert(newRow(id, call, session, ctx, fp, verdict, 'waiting_confirmation', { expires_at: expires, idempotency_key: key }));
+        ex.receipts.put({ tool: RECEIPT_TOOL, session_id: rs, key, args_sha256: fp, receipt: JSON.stringify({ execution_task_id: id }), created_at: now });
+      }
+      const summary = confirmationSummary(call, verdict.segments.find((s) => s.decision === 'confirm')?.rule ?? null);
+      try {
+        ex.audit.append({ ...audit, event: 'execute.confirmation_requested', execution_task_id: id, decision: 'confirm', reason: verdict.reason });
+      } catch {
+        // asking runs nothing
+      }
+      return confirmationOutcome(ex.tasks.get(id)!, args, key, summary, verdict, pending !== undefined && !valid && args.user_confirmed === true);
     }
-    command = `( ${parts.join(' && ')} && ${command}\n)`;
   }
-  const r = await link.exec({ id, command, waitMs: yieldMs });
-  if (!r.ok) {
-    if (r.reason === 'command_already_running' && r.running) {
-      return failure('execute.run', new HoldfastError('COMMAND_ALREADY_RUNNING', `another foreground command (${r.running.id}) is still running; wait for it, answer it or stop it — or run this one with background=true`), {
-        context: base,
-        data: { running: { execution_task_id: r.running.id, command: r.running.command } },
-        actions: [
-          action('execute', { action: 'attach', remote_session_id: rs, execution_task_id: r.running.id }, 'wait for the running command'),
-          action('execute', { action: 'stop', remote_session_id: rs, execution_task_id: r.running.id }, 'stop the running command'),
-          action('execute', { action: 'run', remote_session_id: rs, command: args.command, background: true }, 'run this command as a background task'),
-        ],
-      });
-    }
-    throw new HoldfastError(r.reason === 'shell_exited' ? 'SESSION_EXITED' : 'GUARDIAN_UNAVAILABLE', `the session's shell is not available (${r.reason}); reset it with session(action="reset_shell")`);
-  }
-  return describe(r.cmd, link, rs, base);
+  if (existing) id = existing.id;
+  return start(id, call, verdict, fp, existing, session, ctx, yieldMs, args);
 }
 
-interface RenderedStream {
-  text: string;
-  truncated: boolean;
-  start: number;
-  end: number;
-}
-
-/** Reads the tail of `[start, end)` of a source and renders it, capped at 64 KiB of text. */
-async function renderRange(link: GuardianLink, src: OutputSource, start: number, end: number): Promise<RenderedStream> {
-  const from = Math.max(start, end - RAW_TAIL_BYTES);
-  const chunks: Buffer[] = [];
-  let at = from;
-  let gap = false;
-  while (at < end) {
-    const r = await link.read({ src, from: at, max: Math.min(end - at, 4 * 1024 * 1024) });
-    if (r.gap) gap = true;
-    if (r.data.length === 0) break;
-    chunks.push(Buffer.from(r.data.buffer, r.data.byteOffset, r.data.length));
-    at = r.next;
-    if (r.offset > at) break;
-  }
-  let text = renderTerminalText(Buffer.concat(chunks));
-  let truncated = from > start || gap;
-  const max = OutputLimits.MODEL_TEXT_MAX_BYTES;
-  if (Buffer.byteLength(text) > max) {
-    const buf = Buffer.from(text);
-    text = buf.subarray(buf.length - max).toString('utf8').replace(/^\uFFFD+/, '');
-    const nl = text.indexOf('\n');
-    if (nl >= 0 && nl < 200) text = text.slice(nl + 1);
-    truncated = true;
-  }
-  return { text, truncated, start, end };
-}
-
-function marker(rs: string, id: string, s: RenderedStream): string {
-  return `[output head dropped: showing the last ${Buffer.byteLength(s.text)} bytes of ${s.end - s.start}; full log: ${taskLogUri(rs, id)} (observe view=logs)]\n`;
-}
-
-/** Builds the result for a command or task record (finished, running or awaiting input). */
-async function describe(rec: CommandRecord | TaskRecord, link: GuardianLink, rs: string, base: Record<string, string>): Promise<ToolOutcome> {
-  const context = { ...base, execution_task_id: rec.id };
-  const running = rec.state === 'running';
-  const continueActions = running
-    ? [
-        action('execute', { action: 'attach', remote_session_id: rs, execution_task_id: rec.id }, 'wait for it to finish'),
-        action('execute', { action: 'stop', remote_session_id: rs, execution_task_id: rec.id }, 'stop it'),
-      ]
-    : [];
-  if (rec.kind === 'command') {
-    const end = rec.outputEnd ?? (await link.status()).pty.end;
-    const out = await renderRange(link, 'pty', rec.outputStart, end);
-    const output = (out.truncated ? marker(rs, rec.id, out) : '') + out.text;
-    const data: Record<string, unknown> = {
-      execution_task_id: rec.id,
-      command: rec.command,
-      state: rec.state,
-      output,
-      exit_code: rec.exitCode ?? null,
-      awaiting_input: rec.awaitingInput === true,
-      truncated: out.truncated,
-      output_offset: rec.outputStart,
-      next_offset: end,
-      log_uri: taskLogUri(rs, rec.id),
-    };
-    if (rec.awaitingInput) {
-      const snap = await link.snapshot();
-      data.screen = snap.lines.join('\n').replace(/\n+$/, '');
-      return outcome('execute.awaiting_input', 'accepted', data, `Waiting for input:\n${tailLines(data.screen as string, 20)}`, {
-        context,
-        actions: [action('execute', { action: 'stdin', remote_session_id: rs, execution_task_id: rec.id, text: '', keys: ['Enter'] }, 'answer the prompt (put your answer in text)'), ...continueActions],
-      });
-    }
-    if (running) {
-      return outcome('execute.running', 'accepted', data, `Still running after the wait (${rec.id}).${out.text ? `\nOutput so far:\n${out.text}` : ''}`, { context, actions: continueActions });
-    }
-    const text = `${output}${output.endsWith('\n') || output === '' ? '' : '\n'}[exit code ${rec.exitCode}]`;
-    return outcome('execute.finished', 'succeeded', data, text, { context });
-  }
-  const [stdout, stderr] = await Promise.all([
-    renderRange(link, `task:${rec.id}:stdout`, rec.stdout.start, rec.stdout.end),
-    renderRange(link, `task:${rec.id}:stderr`, rec.stderr.start, rec.stderr.end),
-  ]);
-  const truncated = stdout.truncated || stderr.truncated;
-  const output = (truncated ? marker(rs, rec.id, stdout.truncated ? stdout : stderr) : '') + stdout.text + (stderr.text ? `${stdout.text ? '\n' : ''}[stderr]\n${stderr.text}` : '');
-  const data: Record<string, unknown> = {
-    execution_task_id: rec.id,
-    argv: rec.argv,
-    ...(rec.command !== undefined ? { command: rec.command } : {}),
-    state: rec.state,
-    pid: rec.pid,
-    output,
-    stdout: stdout.text,
-    stderr: stderr.text,
-    exit_code: rec.exitCode ?? null,
-    signal: rec.signal ?? null,
-    awaiting_input: false,
-    truncated,
-    next_offsets: { stdout: rec.stdout.end, stderr: rec.stderr.end },
-    log_uri: taskLogUri(rs, rec.id),
+function newRow(id: string, call: ResolvedCall, session: SessionRow, ctx: ToolContext, fp: string, v: PolicyVerdict, state: 'waiting_confirmation' | 'running', extra: Partial<TaskRow>) {
+  const decisive = v.segments.find((s) => s.decision === v.decision);
+  return {
+    id,
+    session_id: session.id,
+    workspace: session.workspace,
+    principal: ctx.call.principal,
+    kind: call.kind,
+    origin: call.origin,
+    task_name: call.taskName,
+    command: call.command,
+    argv: call.argv ? JSON.stringify(call.argv) : null,
+    cwd: call.cwd,
+    env_keys: call.env ? JSON.stringify(Object.keys(call.env)) : null,
+    purpose: call.purpose,
+    fingerprint: fp,
+    policy_decision: v.decision,
+    policy_rule: decisive?.rule ?? null,
+    diagnostics: call.diagnostics === null ? null : JSON.stringify(call.diagnostics),
+    state,
+    created_at: Date.now(),
+    expires_at: null,
+    idempotency_key: null,
+    ...extra,
   };
-  if (running) {
-    return outcome('execute.task_running', 'accepted', data, `Task ${rec.id} is running (pid ${rec.pid}).${output ? `\nOutput so far:\n${output}` : ''}`, { context, actions: continueActions });
-  }
-  const text = `${output}${output.endsWith('\n') || output === '' ? '' : '\n'}[exit code ${rec.exitCode ?? 'none'}${rec.signal ? `, signal ${rec.signal}` : ''}]`;
-  return outcome('execute.task_finished', 'succeeded', data, text, { context });
 }
 
-function tailLines(s: string, n: number): string {
-  const lines = s.split('\n');
-  return lines.slice(Math.max(0, lines.length - n)).join('\n');
+function auditBase(call: ResolvedCall, session: SessionRow, ctx: ToolContext): Pick<AuditEntry, 'principal' | 'remote_session_id' | 'kind' | 'command' | 'argv' | 'task' | 'cwd' | 'env_keys' | 'purpose' | 'request_id'> {
+  return {
+    principal: ctx.call.principal,
+    remote_session_id: session.id,
+    kind: call.kind,
+    ...(call.argv ? { argv: call.argv } : { command: call.command! }),
+    ...(call.taskName ? { task: call.taskName } : {}),
+    ...(call.cwd ? { cwd: call.cwd } : {}),
+    ...(call.env ? { env_keys: Object.keys(call.env) } : {}),
+    ...(call.purpose ? { purpose: call.purpose } : {}),
+    ...(ctx.call.request_id ? { request_id: ctx.call.request_id } : {}),
+  };
+}
+
+async function start(
+  id: string,
+  call: ResolvedCall,
+  verdict: PolicyVerdict,
+  fp: string,
+  pending: TaskRow | undefined,
+  session: SessionRow,
+  ctx: ToolContext,
+  yieldMs: number,
+  args: ExecuteArgs,
+): Promise<ToolOutcome> {
+  const ex = ctx.services.execution;
+  const rs = session.id;
+  const link = await ctx.services.sessions.ensureLink(rs);
+  // The audit line comes first: if it cannot be written, nothing runs (issue 5).
+  ex.audit.append({
+    ...auditBase(call, session, ctx),
+    event: 'execute.run',
+    execution_task_id: id,
+    decision: verdict.decision,
+    ...(verdict.segments.length ? { rule: verdict.segments.map((s) => s.rule).join('; ') } : {}),
+    ...(pending ? { confirmed: true } : {}),
+  });
+  const now = Date.now();
+  if (pending) ex.tasks.update(id, { state: 'running', started_at: now, expires_at: null });
+  else ex.tasks.insert(newRow(id, call, session, ctx, fp, verdict, 'running', { started_at: now, idempotency_key: args.idempotency_key ?? null }));
+  const notStarted = (error: string): void => {
+    // A confirmed call that could not start stays confirmable; a plain one is marked failed.
+    if (pending) ex.tasks.update(id, { state: 'waiting_confirmation', started_at: null, expires_at: Date.now() + ctx.services.config.config.security.commands.confirm_ttl_s * 1000, error });
+    else ex.tasks.update(id, { state: 'failed', ended_at: Date.now(), error });
+  };
+
+  if (call.kind === 'foreground') {
+    const r = await link.exec({ id, command: foregroundLine(call), waitMs: yieldMs }).catch((err: unknown) => {
+      notStarted((err as Error).message);
+      throw err;
+    });
+    if (!r.ok) {
+      notStarted(r.reason);
+      if (r.reason === 'command_already_running' && r.running) return alreadyRunning(r.running, args, rs);
+      throw new HoldfastError(r.reason === 'shell_exited' ? 'SESSION_EXITED' : 'GUARDIAN_UNAVAILABLE', `the session's shell is not available (${r.reason}); reset it with session(action="reset_shell")`);
+    }
+    if (args.idempotency_key !== undefined && !pending) putReceipt(ctx, rs, args.idempotency_key, fp, id);
+    return afterRecord(r.cmd, link, ctx);
+  }
+
+  let rec: TaskRecord;
+  try {
+    const cwd = call.cwd ?? (await link.status()).cwd ?? session.workspace_root;
+    rec = await link.spawn({ id, ...(call.argv ? { argv: call.argv } : { command: call.command! }), cwd, ...(call.env ? { env: call.env } : {}) });
+  } catch (err) {
+    notStarted((err as Error).message);
+    throw err;
+  }
+  if (args.idempotency_key !== undefined && !pending) putReceipt(ctx, rs, args.idempotency_key, fp, id);
+  if (!call.background && yieldMs > 0) rec = (await link.wait({ id, waitMs: yieldMs })) as TaskRecord;
+  return afterRecord(rec, link, ctx);
+}
+
+function putReceipt(ctx: ToolContext, rs: string, key: string, fp: string, id: string): void {
+  ctx.services.execution.receipts.put({ tool: RECEIPT_TOOL, session_id: rs, key, args_sha256: fp, receipt: JSON.stringify({ execution_task_id: id }), created_at: Date.now() });
+}
+
+function alreadyRunning(running: CommandRecord, args: ExecuteArgs, rs: string): ToolOutcome {
+  const { idempotency_key: _k, user_confirmed: _c, ...rest } = args;
+  return failure(
+    'execute.run',
+    new HoldfastError('COMMAND_ALREADY_RUNNING', `another foreground command (${running.id}: ${running.command.slice(0, 200)}) is still running; wait for it, answer it or stop it — or run this one with background=true`),
+    {
+      context: { remote_session_id: rs },
+      data: { running: { execution_task_id: running.id, command: running.command } },
+      actions: [
+        action('execute', { action: 'attach', remote_session_id: rs, execution_task_id: running.id }, 'wait for the running command'),
+        action('execute', { action: 'stop', remote_session_id: rs, execution_task_id: running.id }, 'stop the running command'),
+        action('execute', { ...rest, action: 'run', remote_session_id: rs, background: true }, 'run this command as a background task'),
+      ],
+    },
+  );
+}
+
+/** Syncs a fresh guardian record into its row and builds the result. */
+async function afterRecord(rec: CommandRecord | TaskRecord, link: GuardianLink, ctx: ToolContext): Promise<ToolOutcome> {
+  const row = ctx.services.execution.sync.apply(rec) ?? ctx.services.execution.tasks.get(rec.id)!;
+  const awaiting = rec.kind === 'command' && rec.awaitingInput === true && rec.state === 'running';
+  const screen = awaiting ? (await link.snapshot()).lines.join('\n').replace(/\n+$/, '') : undefined;
+  // Finished output is on disk already: read it there (no round trip); running output via the guardian.
+  const source: ByteSource = row.state === 'running' ? guardianSource(link) : diskSource(ctx.services.layout, row.session_id);
+  return describeTask({ row, source, awaitingInput: awaiting, ...(screen !== undefined ? { screen } : {}) });
+}
+
+// ---- attach / status / stop ------------------------------------------------------------------
+
+function requireTask(args: ExecuteArgs, session: SessionRow, ctx: ToolContext): TaskRow {
+  return requireTaskRow(ctx.services.execution.tasks, args.execution_task_id, session.id, `action=${args.action}`);
+}
+
+/** `attach` (wait up to `waitMs`), `status` (no wait), and the answer to a repeated idempotent run. */
+async function follow(row: TaskRow, session: SessionRow, ctx: ToolContext, waitMs: number, args: ExecuteArgs): Promise<ToolOutcome> {
+  const ex = ctx.services.execution;
+  if (row.state === 'waiting_confirmation') {
+    const argv = row.argv ? (JSON.parse(row.argv) as string[]) : null;
+    const call = { command: row.command, argv, taskName: row.task_name, cwd: row.cwd, purpose: row.purpose, background: row.kind === 'background', env: null };
+    const original: ExecuteArgs = {
+      action: 'run',
+      remote_session_id: session.id,
+      ...(argv ? { argv, shell: false } : row.task_name ? { task: row.task_name } : { command: row.command! }),
+      ...(row.cwd ? { cwd: row.cwd } : {}),
+      ...(row.purpose ? { purpose: row.purpose } : {}),
+      ...(row.kind === 'background' ? { background: true } : {}),
+    };
+    return confirmationOutcome(row, original, row.idempotency_key ?? '', confirmationSummary(call, row.policy_rule), null, false);
+  }
+  if (row.state === 'running') {
+    try {
+      const link = await ctx.services.sessions.ensureLink(session.id);
+      return await afterRecord(await link.wait({ id: row.id, waitMs }), link, ctx);
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (code === 'SESSION_EXITED' || code === 'SESSION_NOT_FOUND') ex.sync.finaliseSession(session.id, null);
+      else if (code === 'TASK_NOT_FOUND') ex.tasks.update(row.id, { state: 'interrupted', ended_at: Date.now(), error: 'the guardian no longer knows this task' });
+      else throw err;
+      row = ex.tasks.get(row.id)!;
+    }
+  }
+  return describeTask({ row, source: diskSource(ctx.services.layout, session.id) });
+}
+
+async function stop(row: TaskRow, session: SessionRow, ctx: ToolContext): Promise<ToolOutcome> {
+  if (row.state !== 'running') return follow(row, session, ctx, 0, { action: 'status', remote_session_id: session.id });
+  const link = await ctx.services.sessions.ensureLink(session.id);
+  ctx.services.execution.audit.append({ event: 'execute.stop', principal: ctx.call.principal, remote_session_id: session.id, execution_task_id: row.id, kind: row.kind });
+  return afterRecord(await link.stop(row.id), link, ctx);
+}
+
+// ---- stdin -----------------------------------------------------------------------------------
+
+/**
+ * `stdin`: text, then named keys, to the foreground command running in the terminal. Refused when
+ * nothing runs there (typed text would become a command that no policy judged) and for piped tasks
+ * (their stdin is /dev/null).
+ */
+async function stdin(args: ExecuteArgs, session: SessionRow, ctx: ToolContext, yieldMs: number): Promise<ToolOutcome> {
+  if (args.text === undefined && (args.keys === undefined || args.keys.length === 0)) throw new HoldfastError('BAD_REQUEST', 'action=stdin needs text and/or keys');
+  const unknown = (args.keys ?? []).filter((k) => !(k in KEY_SEQUENCES));
+  if (unknown.length > 0) throw new HoldfastError('BAD_REQUEST', `unknown key ${unknown.join(', ')}; keys are ${Object.keys(KEY_SEQUENCES).join(', ')}`);
+  const rs = session.id;
+  const row = args.execution_task_id !== undefined ? requireTask(args, session, ctx) : undefined;
+  if (row && row.kind !== 'foreground') throw new HoldfastError('BAD_REQUEST', `${row.id} is a piped task; its stdin is /dev/null. Only the terminal's foreground command takes input`);
+  const link = await ctx.services.sessions.ensureLink(rs);
+  const fg = (await link.status()).foreground;
+  if (!fg || (row && fg.id !== row.id)) {
+    const running = fg ? ` (the terminal runs ${fg.id} instead)` : '';
+    throw new HoldfastError('BAD_REQUEST', `${row ? `${row.id} is not running in the terminal${running}` : 'no command is running in the terminal'}; stdin goes to a running program — to run a command use action=run`, {
+      retryable: false,
+    });
+  }
+  ctx.services.execution.audit.append({
+    event: 'execute.stdin',
+    principal: ctx.call.principal,
+    remote_session_id: rs,
+    execution_task_id: fg.id,
+    chars: args.text?.length ?? 0,
+    keys: args.keys ?? [],
+  });
+  await link.input({ ...(args.text !== undefined ? { text: args.text } : {}), ...(args.keys !== undefined ? { keys: args.keys } : {}) });
+  if (!ctx.services.execution.tasks.get(fg.id)) {
+    return outcome('execute.stdin', 'succeeded', { written: true, foreground: fg.id }, `Input sent to ${fg.id} (a command typed in the terminal).`, { context: { remote_session_id: rs } });
+  }
+  return afterRecord(await link.wait({ id: fg.id, waitMs: yieldMs }), link, ctx);
 }

@@ -4,6 +4,7 @@ import { findTool } from '@holdfast/shared/tools';
 import type { ToolContext, ToolServices } from './context.js';
 import { failure, toCallResult, type ToolOutcome } from './envelope.js';
 import { executeHandler } from './execute.js';
+import { observeHandler } from './observe/index.js';
 import { runtimeReadHandler } from './runtime-read.js';
 import { sessionHandler } from './session.js';
 import { workspaceHandler } from './workspace.js';
@@ -16,6 +17,7 @@ const HANDLERS: Record<string, Handler> = {
   session: sessionHandler,
   runtime_read: runtimeReadHandler,
   execute: executeHandler,
+  observe: observeHandler,
 };
 
 /**
@@ -50,7 +52,12 @@ export async function callTool(name: string, rawArgs: Record<string, unknown>, c
     kind: 'tool.call',
     tool: name,
     status: result.envelope.status,
-    data: { duration_ms: Date.now() - started, principal: call.principal, ...(result.envelope.error ? { error: result.envelope.error.code } : {}) },
+    data: {
+      duration_ms: Date.now() - started,
+      principal: call.principal,
+      ...(result.envelope.context.execution_task_id ? { execution_task_id: result.envelope.context.execution_task_id } : {}),
+      ...(result.envelope.error ? { error: result.envelope.error.code } : {}),
+    },
   });
   return toCallResult(result);
 }

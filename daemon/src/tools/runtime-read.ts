@@ -1,11 +1,20 @@
 import { buildInfo } from '@holdfast/shared/build';
 import { MCP_PROTOCOL_VERSIONS, OutputLimits, ProtocolVersions } from '@holdfast/shared/constants';
-import { toolSchemaRevision } from '@holdfast/shared/tools';
+import { toolSchemaRevision, type runtimeReadTool } from '@holdfast/shared/tools';
+import type * as z from 'zod';
+import { projectView } from './runtime-project.js';
 import type { ToolContext } from './context.js';
 import { outcome, type ToolOutcome } from './envelope.js';
 
+type Args = z.output<typeof runtimeReadTool.input>;
+
+/** `runtime_read`: dispatches on `view`. */
+export function runtimeReadHandler(args: Args, ctx: ToolContext): ToolOutcome {
+  return args.view === 'project' ? projectView(args, ctx) : capabilitiesView(ctx);
+}
+
 /** `runtime_read(view="capabilities")` (issue 3): version, build, protocols, schema revision, limits. */
-export function runtimeReadHandler(_args: { view: 'capabilities' }, ctx: ToolContext): ToolOutcome {
+function capabilitiesView(ctx: ToolContext): ToolOutcome {
   const b = buildInfo();
   const cfg = ctx.services.config.config;
   const data = {

@@ -59,11 +59,23 @@ export const WorkspaceConfig = z.object({
 });
 export type WorkspaceConfig = z.infer<typeof WorkspaceConfig>;
 
+/**
+ * Command rules in force when `config.yaml` does not list its own (issue 5; docs/command-policy.md):
+ * the generated config spells out the same lists. A home that wants none writes `deny: []`.
+ */
+export const DEFAULT_COMMAND_RULES = {
+  deny: ['rm -rf /', "rm -rf '/*'", 'rm -rf ~', 'mkfs', 'mkfs.*', 'shutdown', 'reboot', 'poweroff', 'halt'],
+  confirm: ['git push', 'docker', 'npm install'],
+} as const;
+
+/** `security.commands`: rules are command names with leading arguments (daemon/src/policy/rules.ts). */
 export const CommandRulesConfig = z.object({
   default: z.enum(['allow', 'confirm', 'deny']).default('allow'),
-  deny: z.array(z.string()).default([]),
-  confirm: z.array(z.string()).default([]),
+  deny: z.array(z.string()).default([...DEFAULT_COMMAND_RULES.deny]),
+  confirm: z.array(z.string()).default([...DEFAULT_COMMAND_RULES.confirm]),
   allow: z.array(z.string()).default([]),
+  /** A confirmation (`waiting_confirmation`) stays valid this long, seconds. */
+  confirm_ttl_s: z.number().int().min(1).max(86400).default(600),
 });
 
 export const SecurityConfig = z.object({

@@ -109,6 +109,17 @@ export type ToolCallResult = z.infer<typeof ToolCallResult>;
 
 const Empty = z.object({}).strict();
 
+/**
+ * MCP resources the daemon serves (issue 5: execution task logs at
+ * `holdfast://remote-sessions/{remote_session_id}/tasks/{execution_task_id}/logs`). The adapter
+ * answers `resources/templates/list`, `resources/list` and `resources/read` with these methods;
+ * `resource.read` of a URI that is unknown or not the principal's fails with `SESSION_NOT_FOUND`,
+ * `TASK_NOT_FOUND` or `BAD_REQUEST` (the adapter maps them to the SEP-2164 -32602 error).
+ */
+export const ResourceTemplateView = z.object({ uriTemplate: z.string(), name: z.string(), title: z.string().optional(), description: z.string().optional(), mimeType: z.string().optional() });
+export const ResourceView = z.object({ uri: z.string(), name: z.string(), title: z.string().optional(), description: z.string().optional(), mimeType: z.string().optional() });
+export const ResourceContents = z.object({ uri: z.string(), mimeType: z.string(), text: z.string() });
+
 /** Doctor check: one line of the report. */
 export const DoctorCheck = z.object({
   name: z.string(),
@@ -180,6 +191,16 @@ export const ControlMethods = {
   'session.exec': {
     params: z.object({ id: Id, command: z.string().min(1), wait_ms: z.number().int().min(0).max(120000).default(10000) }),
     result: z.object({ ok: z.boolean(), reason: z.string().optional(), cmd: CommandRecordSchema.nullable() }),
+  },
+
+  'resource.templates': { params: Empty, result: z.object({ resourceTemplates: z.array(ResourceTemplateView) }) },
+  'resource.list': {
+    params: z.object({ principal: z.string().min(1), allowed_tools: z.array(z.string()).optional(), cursor: z.string().optional() }),
+    result: z.object({ resources: z.array(ResourceView), nextCursor: z.string().optional() }),
+  },
+  'resource.read': {
+    params: z.object({ uri: z.string().min(1).max(1000), principal: z.string().min(1), allowed_tools: z.array(z.string()).optional() }),
+    result: z.object({ contents: z.array(ResourceContents) }),
   },
 
   'tool.call': {

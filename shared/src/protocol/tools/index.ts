@@ -3,19 +3,21 @@ import * as z from 'zod';
 import type { ToolProfileName } from '../../config/schema.js';
 import type { ToolDef } from './envelope.js';
 import { executeTool } from './execute.js';
+import { observeTool } from './observe.js';
 import { runtimeReadTool } from './runtime-read.js';
 import { sessionTool } from './session.js';
 import { workspaceTool } from './workspace.js';
 
 export * from './envelope.js';
 export * from './json-schema.js';
-export { executeTool, runtimeReadTool, sessionTool, workspaceTool };
+export * from './observe.js';
+export { executeTool, observeTool, runtimeReadTool, sessionTool, workspaceTool };
 
 /**
  * The tool catalogue (DESIGN §6.4): only tools that are served end to end are listed here.
  * The adapter registers these schemas; the daemon parses arguments with the same ones.
  */
-export const TOOLS: readonly ToolDef[] = [workspaceTool, sessionTool, executeTool, runtimeReadTool];
+export const TOOLS: readonly ToolDef[] = [workspaceTool, sessionTool, executeTool, observeTool, runtimeReadTool];
 
 /** Every tool name DESIGN §6.4 reserves (a principal may name one before it is served). */
 export const RESERVED_TOOL_NAMES = [

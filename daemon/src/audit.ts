@@ -1,0 +1,90 @@
+import { closeSync, fchmodSync, fstatSync, mkdirSync, openSync, statSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { HoldfastError } from '@holdfast/shared/errors';
+
+/**
+ * The audit log (DESIGN §2 `logs/audit.jsonl`, issue 5; docs/command-policy.md): one JSON line
+ * per decision about something a session's shell is asked to do — a command run, refused, held
+ * for confirmation or confirmed, text typed into a running program, a stop. The line for a run is
+ * appended BEFORE the guardian receives the command; when it cannot be written the command is not
+ * run (`append` throws). Lines are written with one `write(2)` on an `O_APPEND` descriptor (0600),
+ * so they survive a daemon crash; they are not fsynced per call (power loss may drop the tail).
+ *
+ * Never logged: environment values, text typed through `stdin` (answers to password prompts) —
+ * only its length and the named keys.
+ */
+export interface AuditEntry {
+  /** `execute.run`, `execute.refused`, `execute.confirmation_requested`, `execute.stdin`, `execute.stop`, … */
+  event: string;
+  principal: string;
+  remote_session_id: string;
+  execution_task_id?: string;
+  kind?: string;
+  command?: string;
+  argv?: string[];
+  task?: string;
+  cwd?: string;
+  env_keys?: string[];
+  purpose?: string;
+  decision?: string;
+  rule?: string;
+  reason?: string;
+  confirmed?: boolean;
+  request_id?: string;
+  [extra: string]: unknown;
+}
+
+export class AuditLog {
+  private fd: number | null = null;
+
+  constructor(readonly path: string) {}
+
+  /**
+   * Appends one line (`at` = ISO time added).
+   * @throws HoldfastError `INTERNAL` (retryable) when the line could not be written: the caller
+   *   must not run the command.
+   */
+  append(entry: AuditEntry): void {
+    const line = `${JSON.stringify({ at: new Date().toISOString(), ...entry })}\n`;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        const fd = this.open();
+        writeSync(fd, line);
+        return;
+      } catch (err) {
+        this.close();
+        if (attempt === 1) {
+          throw new HoldfastError('INTERNAL', `the audit log ${this.path} cannot be written (${(err as Error).message}); nothing was run — fix the log's folder or disk and retry`, {
+            retryable: true,
+            details: { audit: this.path },
+          });
+        }
+      }
+    }
+  }
+
+  close(): void {
+    if (this.fd !== null) {
+      try {
+        closeSync(this.fd);
+      } catch {
+        // already closed
+      }
+    }
+    this.fd = null;
+  }
+
+  private open(): number {
+    if (this.fd !== null) {
+      // Reopen when the file was removed or rotated away under the open descriptor.
+      const onDisk = statSync(this.path, { throwIfNoEntry: false });
+      if (!onDisk || onDisk.ino !== fstatSync(this.fd).ino) this.close();
+    }
+    if (this.fd === null) {
+      mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+      this.fd = openSync(this.path, 'a', 0o600);
+      fchmodSync(this.fd, 0o600);
+    }
+    return this.fd;
+  }
+}

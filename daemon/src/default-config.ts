@@ -1,0 +1,45 @@
+/**
+ * The `config.yaml` written for a new home (DESIGN §2, issue 5 "Generated config"): every key has
+ * a default, so this file only spells out the command policy and retention with comments. It must
+ * parse under `HoldfastConfig` (a unit test checks).
+ */
+export const DEFAULT_CONFIG_YAML = `# holdfast configuration (DESIGN §2). Written on first start; every key has a default.
+# Workspaces are added by \`holdfast workspace register <path>\`.
+#
+# listen:            # holdfast serve --http
+#   bind: 127.0.0.1
+#   port: 8000
+
+security:
+  # The command policy (docs/command-policy.md). Every command execute runs is parsed with a real
+  # shell parser; $(…), backticks, a lone &, unquoted here-documents and dangling operators are
+  # always refused. Each command is judged deny → confirm → allow → built-in read-only list → default.
+  commands:
+    # A command that matches no rule: allow | confirm | deny.
+    # "allow" suits one person on their own machine. For anything shared, use: default: confirm
+    default: allow
+    # Refused, whatever the call says. Rules match the command as executed: /usr/bin/rm, "rm" and
+    # \\rm are rm; -rf is also -r -f or -fr; sudo, env, nice, timeout, xargs, sh -c … are looked through.
+    deny:
+      - rm -rf /
+      - rm -rf '/*'
+      - rm -rf ~
+      - mkfs
+      - mkfs.*
+      - shutdown
+      - reboot
+      - poweroff
+      - halt
+    # Run only after the user confirms (execute answers waiting_confirmation first).
+    confirm:
+      - git push
+      - docker
+      - npm install
+    # Allowed without asking even when default is confirm or deny; matched strictly (the leading
+    # arguments exactly as written), e.g. "npm test", "make build".
+    allow: []
+
+retention:
+  # Days finished execution tasks (rows and their logs) are kept; 0 keeps them forever.
+  task_days: 30
+`;

@@ -1,0 +1,125 @@
+import { createHash } from 'node:crypto';
+import { statSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { HoldfastError } from '@holdfast/shared/errors';
+import type { executeTool } from '@holdfast/shared/tools';
+import type * as z from 'zod';
+import type { DiagnosticFormat } from '../diagnostics/index.js';
+import { discoverProject, findTask } from '../project/index.js';
+import type { ProjectConfig } from '../policy/project-config.js';
+import type { TaskKind, TaskOrigin } from '../store/tasks-repo.js';
+
+/** Parsed arguments of `execute`. */
+export type ExecuteArgs = z.output<typeof executeTool.input>;
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * What one `execute(action="run")` asks for, resolved (issue 5): the mode (`command` in the PTY,
+ * `background` shell task, exact `argv`, or a project `task`), the command text or vector, an
+ * absolute working directory (or null: the shell's current one), the environment and the purpose.
+ * Its {@link fingerprint} is what a confirmation and an idempotency key are bound to.
+ */
+export interface ResolvedCall {
+  origin: TaskOrigin;
+  kind: TaskKind;
+  /** Shell text (for a task: its command). */
+  command: string | null;
+  argv: string[] | null;
+  taskName: string | null;
+  /** Absolute working directory, or null for the shell's current directory. */
+  cwd: string | null;
+  env: Record<string, string> | null;
+  purpose: string | null;
+  background: boolean;
+  /** Diagnostics to parse after it ran (project tasks), or null. */
+  diagnostics: DiagnosticFormat[] | 'auto' | null;
+}
+
+/**
+ * Resolves and validates run arguments.
+ * @throws HoldfastError `BAD_REQUEST` for a wrong combination, an env name, a missing folder or
+ *   an unknown task (its message lists the known ones).
+ */
+export function resolveCall(args: ExecuteArgs, workspaceRoot: string, project: () => ProjectConfig): ResolvedCall {
+  const given = [args.command !== undefined, args.argv !== undefined, args.task !== undefined].filter(Boolean).length;
+  if (given !== 1) throw new HoldfastError('BAD_REQUEST', 'give exactly one of command (shell text), argv (with shell=false) or task (a project task name)');
+  if (args.argv !== undefined && args.shell !== false) throw new HoldfastError('BAD_REQUEST', 'argv runs without a shell: pass shell=false with it');
+  if (args.argv === undefined && args.shell === false) throw new HoldfastError('BAD_REQUEST', 'shell=false goes with argv (an exact argument vector)');
+  if (args.command !== undefined && args.command.trim() === '') throw new HoldfastError('BAD_REQUEST', 'command is empty');
+  for (const k of Object.keys(args.env ?? {})) {
+    if (!ENV_NAME.test(k)) throw new HoldfastError('BAD_REQUEST', `env name ${JSON.stringify(k)} is not a valid variable name`);
+  }
+  let command = args.command ?? null;
+  let taskName: string | null = null;
+  let diagnostics: ResolvedCall['diagnostics'] = null;
+  let cwdArg = args.cwd;
+  if (args.task !== undefined) {
+    const info = discoverProject(workspaceRoot, project());
+    const task = findTask(info, args.task);
+    if (!task) {
+      const known = info.tasks.map((t) => t.qualified);
+      throw new HoldfastError('BAD_REQUEST', `no project task "${args.task}"; known: ${known.slice(0, 40).join(', ') || '(none)'} — see runtime_read(view="project")`, { details: { tasks: known } });
+    }
+    command = task.command;
+    taskName = task.qualified;
+    diagnostics = task.diagnostics;
+    cwdArg ??= task.cwd === '' ? '.' : task.cwd;
+  }
+  const cwd = cwdArg === undefined ? null : resolveCwd(cwdArg, workspaceRoot);
+  const origin: TaskOrigin = args.argv !== undefined ? 'argv' : args.task !== undefined ? 'task' : 'command';
+  const background = args.background === true;
+  return {
+    origin,
+    kind: origin === 'argv' ? 'argv' : background ? 'background' : 'foreground',
+    command,
+    argv: args.argv ?? null,
+    taskName,
+    cwd,
+    env: args.env && Object.keys(args.env).length > 0 ? args.env : null,
+    purpose: args.purpose ?? null,
+    background,
+    diagnostics,
+  };
+}
+
+function resolveCwd(cwd: string, root: string): string {
+  const abs = isAbsolute(cwd) ? cwd : resolve(root, cwd);
+  let ok = false;
+  try {
+    ok = statSync(abs).isDirectory();
+  } catch {
+    ok = false;
+  }
+  if (!ok) throw new HoldfastError('BAD_REQUEST', `cwd ${cwd} is not a folder (relative paths start at the workspace root ${root})`);
+  return abs;
+}
+
+/**
+ * sha256 over everything a confirmation and an idempotency key are bound to (issue 5): mode,
+ * command or argv or task, resolved cwd, environment (names and values), purpose, background.
+ */
+export function fingerprint(c: ResolvedCall): string {
+  const env = c.env ? Object.entries(c.env).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : null;
+  const doc = [c.origin, c.kind, c.command, c.argv, c.taskName, c.cwd, env, c.purpose, c.background];
+  return createHash('sha256').update(JSON.stringify(doc)).digest('hex');
+}
+
+/** Single-quotes a string for bash. */
+export function bashQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The line typed into the PTY for a foreground call: the command itself, or — with a one-off cwd
+ * or env — a subshell `( cd DIR && export K=V && COMMAND\n)`, so the session's own directory and
+ * environment stay as they were.
+ */
+export function foregroundLine(c: ResolvedCall): string {
+  const command = c.command!;
+  if (c.cwd === null && c.env === null) return command;
+  const parts: string[] = [];
+  if (c.cwd !== null) parts.push(`cd ${bashQuote(c.cwd)}`);
+  for (const [k, v] of Object.entries(c.env ?? {})) parts.push(`export ${k}=${bashQuote(v)}`);
+  return `( ${parts.join(' && ')} && ${command}\n)`;
+}

@@ -1,0 +1,16 @@
+import type { AuditLog } from '../audit.js';
+import type { ProjectConfigCache } from '../policy/project-config.js';
+import type { IdempotencyRepo } from '../store/idempotency-repo.js';
+import type { TasksRepo } from '../store/tasks-repo.js';
+import type { TaskSync } from './task-sync.js';
+
+/** What `execute`, `observe` (session/task/logs) and the log resources need besides sessions (wired once by the daemon). */
+export interface ExecutionServices {
+  tasks: TasksRepo;
+  sync: TaskSync;
+  audit: AuditLog;
+  /** Idempotency receipts (`tool = 'execute'`, receipt `{execution_task_id}`), shared with the file tools. */
+  receipts: IdempotencyRepo;
+  /** `.holdfast.yaml` per workspace root (command narrowing and project tasks). */
+  projects: ProjectConfigCache;
+}

@@ -1,0 +1,146 @@
+import { OutputLimits } from '@holdfast/shared/protocol';
+import { parseDiagnostics, type Diagnostic, type DiagnosticFormat } from '../diagnostics/index.js';
+import type { TaskRow } from '../store/tasks-repo.js';
+import { action, outcome, type ToolOutcome } from '../tools/envelope.js';
+import type { ByteSource } from './byte-source.js';
+import { capHead, headDroppedMarker, renderTail, taskLogUri, type RenderedRange } from './rendered-output.js';
+
+/** Output repeated in the result's text block at most (the full capped text is in `data`), bytes. */
+export const TEXT_BLOCK_OUTPUT_MAX_BYTES = 8 * 1024;
+/** Screen lines shown in the text block while a command awaits input. */
+const SCREEN_LINES_SHOWN = 20;
+
+/** A task as the result builder sees it: its row (already synced with the guardian) and live facts. */
+export interface TaskFacts {
+  row: TaskRow;
+  source: ByteSource;
+  /** The foreground command went quiet at a prompt (issue 5 "awaiting input"). */
+  awaitingInput?: boolean;
+  /** Rendered screen (when awaiting input). */
+  screen?: string;
+}
+
+/**
+ * Builds the `execute` result for a task (issue 5, DESIGN §6.3): rendered output capped at 64 KiB
+ * with the head dropped behind a marker naming the log's resource URI; `output` for PTY commands,
+ * `stdout` and `stderr` apart for piped tasks (never the same text twice in `data`); the text block
+ * repeats at most 8 KiB of it. Statuses: `succeeded` (finished, whatever its exit code), `accepted`
+ * (still running or awaiting input, with attach/stdin/stop actions), `interrupted` (its session
+ * ended under it), `failed` (it never started).
+ */
+export async function describeTask(f: TaskFacts): Promise<ToolOutcome> {
+  const { row } = f;
+  const rs = row.session_id;
+  const uri = taskLogUri(rs, row.id);
+  const context = { remote_session_id: rs, execution_task_id: row.id, ...(row.purpose ? { purpose: row.purpose } : {}) };
+  const running = row.state === 'running';
+  const base: Record<string, unknown> = {
+    execution_task_id: row.id,
+    kind: row.kind,
+    state: row.state,
+    ...(row.origin === 'task' ? { task: row.task_name, command: row.command } : row.argv ? { argv: JSON.parse(row.argv) as string[] } : { command: row.command }),
+    ...(row.cwd ? { cwd: row.cwd } : {}),
+    exit_code: row.exit_code,
+    ...(row.signal ? { signal: row.signal } : {}),
+    awaiting_input: f.awaitingInput === true,
+    started_at: row.started_at,
+    ended_at: row.ended_at,
+    ...(row.started_at ? { duration_ms: (row.ended_at ?? Date.now()) - row.started_at } : {}),
+    log_uri: uri,
+    ...(row.error ? { error: row.error } : {}),
+  };
+  const continuation = running
+    ? [
+        action('execute', { action: 'attach', remote_session_id: rs, execution_task_id: row.id }, 'wait for it again'),
+        action('observe', { view: 'logs', remote_session_id: rs, execution_task_id: row.id }, 'read its output by offset'),
+        action('execute', { action: 'stop', remote_session_id: rs, execution_task_id: row.id }, 'stop it (signals its whole process group)'),
+      ]
+    : [];
+
+  let shown: string;
+  let data: Record<string, unknown>;
+  let truncated: boolean;
+  if (row.kind === 'foreground') {
+    const start = row.pty_start ?? 0;
+    const end = row.pty_end ?? (await f.source.end('pty'));
+    const out = await renderTail(f.source, 'pty', start, end);
+    truncated = out.truncated;
+    const output = (truncated ? headDroppedMarker(Buffer.byteLength(out.text), end - start, uri) : '') + out.text;
+    data = { ...base, output, truncated, log_truncated: out.logTruncated, output_offset: start, next_offset: end };
+    shown = out.text;
+  } else {
+    const id = row.id;
+    const [so, se] = await Promise.all([
+      renderTail(f.source, `task:${id}:stdout`, 0, row.stdout_end ?? (await f.source.end(`task:${id}:stdout`)), OutputLimits.MODEL_TEXT_MAX_BYTES),
+      renderTail(f.source, `task:${id}:stderr`, 0, row.stderr_end ?? (await f.source.end(`task:${id}:stderr`)), OutputLimits.MODEL_TEXT_MAX_BYTES),
+    ]);
+    const [stdout, stderr] = shareBudget(so, se);
+    truncated = stdout.truncated || stderr.truncated;
+    const marker = truncated ? headDroppedMarker(Buffer.byteLength(stdout.text) + Buffer.byteLength(stderr.text), so.end + se.end, uri) : '';
+    data = {
+      ...base,
+      stdout: marker + stdout.text,
+      stderr: stderr.text,
+      truncated,
+      log_truncated: so.logTruncated || se.logTruncated,
+      next_offsets: { stdout: so.end, stderr: se.end },
+    };
+    shown = stdout.text + (stderr.text ? `${stdout.text && !stdout.text.endsWith('\n') ? '\n' : ''}[stderr]\n${stderr.text}` : '');
+  }
+
+  if (row.diagnostics && !running) {
+    const formats = JSON.parse(row.diagnostics) as DiagnosticFormat[] | 'auto';
+    const text = row.kind === 'foreground' ? (data.output as string) : `${data.stdout as string}\n${data.stderr as string}`;
+    const diagnostics: Diagnostic[] = parseDiagnostics(text, formats);
+    data.diagnostics = diagnostics;
+  }
+  if (truncated) continuation.push(action('observe', { view: 'logs', remote_session_id: rs, execution_task_id: row.id, stdout_offset: row.kind === 'foreground' ? (row.pty_start ?? 0) : 0 }, 'read the whole output from its start'));
+
+  const tail = capHead(shown, TEXT_BLOCK_OUTPUT_MAX_BYTES);
+  const tailNote = tail.cut ? `[… last ${TEXT_BLOCK_OUTPUT_MAX_BYTES / 1024} KiB shown here; ${truncated ? 'see' : 'full text in'} structuredContent.data${truncated ? ` and ${uri}` : ''}]\n` : '';
+
+  if (f.awaitingInput) {
+    data.screen = f.screen ?? '';
+    const screenTail = lastLines(f.screen ?? '', SCREEN_LINES_SHOWN);
+    return outcome('execute.awaiting_input', 'accepted', data, `Waiting for input (${row.id}); answer with execute(action="stdin"):\n${screenTail}`, {
+      context,
+      hints: { awaiting_input: true },
+      actions: [action('execute', { action: 'stdin', remote_session_id: rs, execution_task_id: row.id, text: '', keys: ['Enter'] }, 'answer the prompt: put the answer in text'), ...continuation],
+    });
+  }
+  if (running) {
+    const what = row.kind === 'foreground' ? 'Still running' : `Task running${row.kind === 'argv' ? '' : ' in the background'}`;
+    return outcome(row.kind === 'foreground' ? 'execute.running' : 'execute.task_running', 'accepted', data, `${what} (${row.id}); attach to wait again.${shown ? `\nOutput so far:\n${tailNote}${tail.text}` : ''}`, {
+      context,
+      actions: continuation,
+    });
+  }
+  const ending =
+    row.state === 'interrupted'
+      ? `[interrupted: ${row.error ?? 'its session ended'}]`
+      : `[exit code ${row.exit_code ?? 'unknown'}${row.signal ? `, signal ${row.signal}` : ''}]`;
+  const diag = Array.isArray(data.diagnostics) && data.diagnostics.length > 0 ? `\n[${data.diagnostics.length} diagnostics in structuredContent.data.diagnostics]` : '';
+  const text = `${tailNote}${tail.text}${tail.text === '' || tail.text.endsWith('\n') ? '' : '\n'}${ending}${diag}`;
+  const type = row.kind === 'foreground' ? 'execute.finished' : 'execute.task_finished';
+  return outcome(type, row.state === 'interrupted' ? 'interrupted' : 'succeeded', data, text, { context, actions: continuation });
+}
+
+/** Caps stdout and stderr together at 64 KiB, giving stderr at most half when both are long. */
+function shareBudget(so: RenderedRange, se: RenderedRange): [RenderedRange, RenderedRange] {
+  const max = OutputLimits.MODEL_TEXT_MAX_BYTES;
+  const a = Buffer.byteLength(so.text);
+  const b = Buffer.byteLength(se.text);
+  if (a + b <= max) return [so, se];
+  const errBudget = Math.min(b, Math.max(max / 2, max - a));
+  const outBudget = max - errBudget;
+  const cut = (r: RenderedRange, n: number): RenderedRange => {
+    const c = capHead(r.text, n);
+    return { ...r, text: c.text, truncated: r.truncated || c.cut };
+  };
+  return [cut(so, outBudget), cut(se, errBudget)];
+}
+
+function lastLines(s: string, n: number): string {
+  const lines = s.split('\n');
+  return lines.slice(Math.max(0, lines.length - n)).join('\n');
+}

@@ -1,0 +1,43 @@
+import type { ToolContext } from '../context.js';
+import { action, outcome, type ToolOutcome } from '../envelope.js';
+import type { ObserveArgs } from './index.js';
+
+/** Events per page by default and at most. */
+const HISTORY_DEFAULT_LIMIT = 50;
+const HISTORY_MAX_LIMIT = 200;
+
+/**
+ * `observe(view="history")` (issue 5): the event log (session lifecycle, every tool call with its
+ * status and duration, workspace events) of this session, or with `scope: "workspace"` of every
+ * session of its workspace that belongs to the same principal; paged by sequence number
+ * (`after_seq`), filtered by `tool` and `status`.
+ */
+export function historyView(args: ObserveArgs, ctx: ToolContext): ToolOutcome {
+  const session = ctx.services.sessions.requireOwned(args.remote_session_id, ctx.call.principal);
+  const limit = Math.min(args.limit ?? HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT);
+  const scope = args.scope ?? 'session';
+  const rows = ctx.services.events.query({
+    ...(scope === 'session' ? { sessionId: session.id } : { workspace: session.workspace, principal: ctx.call.principal }),
+    afterSeq: args.after_seq ?? 0,
+    limit: limit + 1,
+    ...(args.tool !== undefined ? { tool: args.tool } : {}),
+    ...(args.status !== undefined ? { status: args.status } : {}),
+  });
+  const more = rows.length > limit;
+  const page = rows.slice(0, limit);
+  const events = page.map((e) => ({
+    seq: e.seq,
+    at: new Date(e.at).toISOString(),
+    ...(e.session_id ? { remote_session_id: e.session_id } : {}),
+    kind: e.kind,
+    ...(e.tool ? { tool: e.tool } : {}),
+    ...(e.status ? { status: e.status } : {}),
+    ...(e.data ? { data: JSON.parse(e.data) as unknown } : {}),
+  }));
+  const last = page.length > 0 ? page[page.length - 1]!.seq : (args.after_seq ?? 0);
+  const data = { scope, ...(scope === 'workspace' ? { workspace: session.workspace } : {}), events, next_after_seq: last, more };
+  const { after_seq: _a, ...rest } = args;
+  const actions = more ? [action('observe', { ...rest, view: 'history', after_seq: last }, 'next page')] : [];
+  const lines = events.map((e) => `#${e.seq} ${e.at} ${e.kind}${e.tool ? ` ${e.tool}` : ''}${e.status ? ` ${e.status}` : ''}`);
+  return outcome('observe.history', 'succeeded', data, `${events.length} events${more ? ' (more: see actions)' : ''}\n${lines.join('\n')}`, { context: { remote_session_id: session.id }, actions });
+}
