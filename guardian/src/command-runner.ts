@@ -18,9 +18,11 @@ import type { ScreenModel } from './screen-model.js';
  * Boundaries, in clean PTY offsets: `outputStart` = the `C` marker (after the echo of the command
  * line), `outputEnd` = the `D` marker (before the user's PROMPT_COMMAND output and the prompt).
  * A line a human types through `g.input` becomes a record too (`typed_<n>`), and it occupies the
- * foreground like any other command. A `C` with no following `D` (PROMPT_COMMAND clobbered)
- * ends the command at the next prompt (`A`) with no exit code; a shell that exits ends it with the
- * shell's exit code.
+ * foreground like any other command. Every line the guardian types is exactly one command (see
+ * command-line.ts), so it always prints `C`: a `D` before that `C` belongs to an earlier line and
+ * is ignored. A `C` with no following `D` (PROMPT_COMMAND clobbered) ends the command at the
+ * next prompt (`A`) with no exit code; a shell that exits ends it with the shell's exit code; a
+ * command bash never started ends on `g.stop` with 130.
  *
  * Waiting (`exec`, `wait`) returns when the command finished, when `waitMs` passed (or the
  * caller's request deadline is near), or early with `awaitingInput: true` when the PTY has been
@@ -159,6 +161,10 @@ export class CommandRunner {
     this.d.host.write(KEY_SEQUENCES['Ctrl-C']!);
     const ended = (): boolean => this.fg !== fg;
     await this.until(ended, Date.now() + ShellTimings.CTRL_C_GRACE_MS, {});
+    if (!ended() && !fg.started) {
+      // Bash never started it (Ctrl-C discarded the line, or readline was in another mode).
+      this.finish(fg, 130, this.d.log.end);
+    }
     if (!ended()) {
       const shell = readProcStat(this.d.host.pid);
       if (shell && shell.tpgid > 0 && shell.tpgid !== shell.pgrp) {
@@ -215,8 +221,9 @@ export class CommandRunner {
         }
         break;
       case 'D':
-        if (fg) {
-          if (!fg.started) fg.rec.outputStart = m.offset;
+        // A D before our C belongs to a line typed earlier (keys a program left unread, an empty
+        // line): every line we type is one command and prints C first, so it is not ours.
+        if (fg?.started) {
           const code = m.arg !== null && /^\d+$/.test(m.arg) ? Number(m.arg) : null;
           this.finish(fg, code, m.offset);
         }

@@ -127,6 +127,19 @@ describe('foreground commands', () => {
     assert.ok((await outputOf(peer, done)).endsWith('picked\r\n'));
   });
 
+  it('keys left unread by the previous program do not end the next command early', async () => {
+    // select() returns without reading: the Enter stays queued and bash reads it as an empty line
+    // (a stray D) right before the next command line.
+    const py = "import sys, select; sys.stdout.write('Pick? '); sys.stdout.flush(); select.select([sys.stdin], [], [])";
+    const r = await exec(peer, 'c_unread', `python3 -c "${py}"`, 20000, 300);
+    assert.ok(r.ok && r.cmd.state === 'running');
+    assert.ok(r.ok && r.cmd.awaitingInput === true);
+    await peer.request(G.input, { keys: ['Enter'] });
+    assert.equal((await peer.request<CommandRecord>(G.wait, { id: 'c_unread', waitMs: 5000 })).exitCode, 0);
+    const next = await run(peer, 'c_next', 'sleep 0.3; echo next-ok');
+    assert.equal(await outputOf(peer, next), 'next-ok\r\n');
+  });
+
   it('a quiet command that does not read input is not awaiting input', async () => {
     const r = await exec(peer, 'c_quiet', 'sleep 2.5', 1200, 300);
     assert.ok(r.ok && r.cmd.state === 'running');
