@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { writeJsonAtomic, type ExitReason, type ExitRecord } from '@holdfast/shared/protocol';
+import { writeJsonAtomic, type ExitRecord } from '@holdfast/shared/protocol';
 
 /**
  * The exit record (DESIGN §4.4, `sessions/<gid>/exit.json`): why the guardian ended, how the
@@ -11,10 +11,3 @@ export function writeExitRecord(sessionDir: string, r: Omit<ExitRecord, 'schema'
   writeJsonAtomic(join(sessionDir, 'exit.json'), rec);
   return rec;
 }
-
-/** Path of the exit record in a session folder. */
-export function exitRecordPath(sessionDir: string): string {
-  return join(sessionDir, 'exit.json');
-}
-
-export type { ExitReason };

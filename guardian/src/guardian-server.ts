@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, unlinkSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { dirname } from 'node:path';
-import { GUARDIAN_FEATURES, ProtocolVersions, type HelloFrame, type PeerRole, type WireError } from '@holdfast/shared/protocol';
+import { GUARDIAN_FEATURES, ProtocolVersions, type HelloFrame, type PeerRole, type WelcomeFrame, type WireError } from '@holdfast/shared/protocol';
 import { acceptPeer, protocolVersionRefusal, type RequestHandler, type RpcPeer } from '@holdfast/shared/wire';
 import { ServerTimings } from './constants.js';
 import { log } from './log.js';
@@ -144,7 +144,7 @@ export class GuardianServer {
     });
   }
 
-  private accept(hello: HelloFrame): Omit<import('@holdfast/shared/protocol').WelcomeFrame, 'k'> | WireError {
+  private accept(hello: HelloFrame): Omit<WelcomeFrame, 'k'> | WireError {
     if (hello.proto !== ProtocolVersions.GUARDIAN) {
       log(`refused ${hello.role} pid ${hello.pid}: protocol ${hello.proto}`);
       return protocolVersionRefusal(hello.proto, [ProtocolVersions.GUARDIAN], 'guardian');
