@@ -216,6 +216,40 @@ describe('guardian lifecycle', { concurrency: 4 }, () => {
     });
   });
 
+  it('a running command and its output survive the daemon going away and a new one connecting', async () => {
+    await withGuardian(async (g) => {
+      const a = await g.dial({ role: 'daemon' });
+      const before = await a.request<GuardianStatus>(G.status, {});
+      const r = await exec(a, 'c_handoff', 'sleep 0.6; echo survived', 100);
+      assert.ok(r.ok && r.cmd.state === 'running');
+      await a.request(G.bye, {});
+      a.close();
+      const b = await g.dial({ role: 'daemon' });
+      const done = await b.request<CommandRecord>(G.wait, { id: 'c_handoff', waitMs: 5000 });
+      assert.equal(done.exitCode, 0);
+      assert.equal(await outputOf(b, done), 'survived\r\n');
+      const after = await b.request<GuardianStatus>(G.status, {});
+      assert.equal(after.shell.pid, before.shell.pid);
+      assert.equal(after.shell.generation, 1);
+      await b.request(G.shutdown, { reason: 'closed' });
+    });
+  });
+
+  it('keeps working when its stderr is a closed pipe (EPIPE on every log line)', async () => {
+    const g = await startGuardian({}, { closedStdio: true });
+    try {
+      const peer = await g.dial();
+      const rec = await run(peer, 'c_epipe', 'echo still-here');
+      assert.equal(await outputOf(peer, rec), 'still-here\r\n');
+      await peer.request(G.shutdown, { reason: 'closed' });
+      await g.waitGone();
+      assert.equal(readExit(g).reason, 'closed');
+      assert.deepEqual(g.leftovers(), []);
+    } finally {
+      await g.cleanup();
+    }
+  });
+
   it('prints the idle RSS of a guardian (informational)', async () => {
     await withGuardian(async (g) => {
       const peer = await g.dial();

@@ -93,7 +93,7 @@ export interface StartedGuardian {
 }
 
 /** Starts a guardian from the bundle with a spec in a fresh `/tmp/hfg-*` folder. */
-export async function startGuardian(over: Partial<GuardianSpec> = {}, opts: { env?: NodeJS.ProcessEnv } = {}): Promise<StartedGuardian> {
+export async function startGuardian(over: Partial<GuardianSpec> = {}, opts: { env?: NodeJS.ProcessEnv; closedStdio?: boolean } = {}): Promise<StartedGuardian> {
   const dir = mkdtempSync('/tmp/hfg-');
   // A fresh, empty HOME unless the test brings its own: the shell's rc files are then the
   // test's business, and a real ~/.bashrc (slow, or holding locks such as pyenv's rehash lock)
@@ -124,10 +124,15 @@ export async function startGuardian(over: Partial<GuardianSpec> = {}, opts: { en
   const [k, v] = marker.split('=') as [string, string];
   const child = spawn(process.execPath, [BUNDLE, '--spec', specPath], {
     detached: true,
-    stdio: ['ignore', logFd, logFd],
+    // closedStdio: pipes whose reading ends are closed at once (every log write gets EPIPE).
+    stdio: opts.closedStdio ? ['ignore', 'pipe', 'pipe'] : ['ignore', logFd, logFd],
     env: { ...process.env, ...opts.env, [k]: v },
   });
   closeSync(logFd);
+  if (opts.closedStdio) {
+    child.stdout?.destroy();
+    child.stderr?.destroy();
+  }
   child.unref();
   const pid = child.pid!;
   const started: StartedGuardian = {
