@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { allRows } from './stats.js';
+import { execSuite } from './suites/exec.js';
 import { mcpSuite } from './suites/mcp.js';
 import { runtimeSuite } from './suites/runtime.js';
 
@@ -11,6 +12,7 @@ import { runtimeSuite } from './suites/runtime.js';
 const SUITES: Record<string, () => Promise<void>> = {
   runtime: runtimeSuite,
   mcp: mcpSuite,
+  exec: execSuite,
 };
 
 async function main(): Promise<void> {
