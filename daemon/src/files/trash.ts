@@ -155,8 +155,10 @@ function locate(abs: string, st: Stats, env: NodeJS.ProcessEnv, method: TrashMet
     } catch {
       continue;
     }
+    // Helpers number duplicates their own way (`notes.2.txt`, `notes.txt.2`): match the stem, then the inode.
+    const stem = base.replace(/^(\.?[^.]*).*$/, '$1');
     for (const name of names) {
-      if (!name.startsWith(base)) continue;
+      if (!name.startsWith(stem)) continue;
       const dest = join(dir, 'files', name);
       try {
         const s = lstatSync(dest);
