@@ -11,6 +11,7 @@ import { ConfigStore, writeDefaultConfigIfAbsent } from './config-store.js';
 import { ControlServer } from './control-server.js';
 import { runDoctor } from './doctor.js';
 import { createExecutionEngine, type ExecutionEngine } from './execution/wiring.js';
+import { FileServices } from './files/file-services.js';
 import { acquireDaemonLock, clearStaleSocket } from './lock.js';
 import type { Logger } from './log.js';
 import { listTaskLogs, readTaskLog, resourceTemplates } from './resources/task-logs.js';
@@ -45,6 +46,7 @@ export class Daemon {
   private eventsRepo!: EventsRepo;
   private manager!: SessionManager;
   private execution!: ExecutionEngine;
+  private files!: FileServices;
   private reaper!: Reaper;
   private server!: ControlServer;
   private releaseLock: (() => Promise<void>) | null = null;
@@ -76,12 +78,15 @@ export class Daemon {
     this.eventsRepo = new EventsRepo(this.db);
     this.manager = new SessionManager(l, this.configStore, this.sessionsRepo, this.eventsRepo, this.log);
     this.execution = createExecutionEngine(this.db, l, this.configStore, this.manager, this.sessionsRepo, this.log);
+    this.files = new FileServices(this.db, l, { audit: this.execution.services.audit, projects: this.execution.services.projects });
+    const sweptTemps = this.files.recover();
+    if (sweptTemps.length > 0) this.log.info('removed temp files of interrupted writes', { files: sweptTemps });
     const report = await recoverSessions(l, this.manager, this.sessionsRepo, this.eventsRepo, this.log);
     this.log.info('recovery done', { adopted: report.adopted.length, exited: report.exited.length, lost: report.lost.length, orphans_killed: report.orphansKilled.length });
     this.eventsRepo.append({ kind: 'daemon.started', data: { pid: process.pid, build: buildString(), ...report } });
 
     await clearStaleSocket(l.daemonSocket);
-    const services: ToolServices = { layout: l, config: this.configStore, sessions: this.manager, events: this.eventsRepo, execution: this.execution.services };
+    const services: ToolServices = { layout: l, config: this.configStore, sessions: this.manager, events: this.eventsRepo, execution: this.execution.services, files: this.files };
     const router = createRouter(this.handlers(services), (m) => {
       if (this.draining && m !== 'daemon.status') throw new HoldfastError('DAEMON_DRAINING', 'holdfastd is restarting; retry in a moment', { retryable: true });
     });
@@ -228,6 +233,7 @@ export class Daemon {
     this.draining = true;
     this.reaper?.stop();
     this.execution?.stop();
+    await this.files?.close();
     if (killSessions && this.manager) {
       await Promise.all(this.sessionsRepo.listLive().map((r) => this.manager.end(r.id, 'killed').catch(() => undefined)));
     }

@@ -2,6 +2,7 @@ import type { CallContext } from '@holdfast/shared/control';
 import type { HomeLayout } from '@holdfast/shared/paths';
 import type { ConfigStore } from '../config-store.js';
 import type { ExecutionServices } from '../execution/services.js';
+import type { FileServices } from '../files/file-services.js';
 import type { SessionManager } from '../sessions/manager.js';
 import type { EventsRepo } from '../store/events-repo.js';
 
@@ -13,6 +14,8 @@ export interface ToolServices {
   events: EventsRepo;
   /** Execution tasks, audit, receipts and project config: execute, observe, log resources (issue 5). */
   execution: ExecutionServices;
+  /** Workspace file tools: read, edit, move_out, observe(view=diff) (issue 4). */
+  files: FileServices;
 }
 
 /** Per-call context: who calls, over what, and a signal aborted when the caller gives up. */

@@ -3,8 +3,11 @@ import { HoldfastError } from '@holdfast/shared/errors';
 import { findTool } from '@holdfast/shared/tools';
 import type { ToolContext, ToolServices } from './context.js';
 import { failure, toCallResult, type ToolOutcome } from './envelope.js';
+import { editHandler } from './edit/index.js';
 import { executeHandler } from './execute.js';
+import { moveOutHandler } from './move-out/index.js';
 import { observeHandler } from './observe/index.js';
+import { readHandler } from './read/index.js';
 import { runtimeReadHandler } from './runtime-read.js';
 import { sessionHandler } from './session.js';
 import { workspaceHandler } from './workspace.js';
@@ -18,6 +21,9 @@ const HANDLERS: Record<string, Handler> = {
   runtime_read: runtimeReadHandler,
   execute: executeHandler,
   observe: observeHandler,
+  read: readHandler,
+  edit: editHandler,
+  move_out: moveOutHandler,
 };
 
 /**

@@ -3,6 +3,7 @@ import type { observeTool } from '@holdfast/shared/tools';
 import type * as z from 'zod';
 import type { ToolContext } from '../context.js';
 import type { ToolOutcome } from '../envelope.js';
+import { diffView } from './diff.js';
 import { historyView } from './history.js';
 import { logsView } from './logs.js';
 import { sessionView } from './session.js';
@@ -14,6 +15,7 @@ type View = (args: ObserveArgs, ctx: ToolContext) => Promise<ToolOutcome> | Tool
 
 /** One handler per view (`observe/<view>.ts`). `diff` belongs to the file tools (issue 4). */
 const VIEWS: Partial<Record<ObserveArgs['view'], View>> = {
+  diff: diffView,
   session: sessionView,
   task: taskView,
   logs: logsView,

@@ -2,14 +2,20 @@ import { createHash } from 'node:crypto';
 import * as z from 'zod';
 import type { ToolProfileName } from '../../config/schema.js';
 import type { ToolDef } from './envelope.js';
+import { editTool } from './edit.js';
 import { executeTool } from './execute.js';
+import { moveOutTool } from './move-out.js';
 import { observeTool } from './observe.js';
+import { readTool } from './read.js';
 import { runtimeReadTool } from './runtime-read.js';
 import { sessionTool } from './session.js';
 import { workspaceTool } from './workspace.js';
 
 export * from './envelope.js';
 export * from './json-schema.js';
+export * from './read.js';
+export * from './edit.js';
+export * from './move-out.js';
 export * from './observe.js';
 export { executeTool, observeTool, runtimeReadTool, sessionTool, workspaceTool };
 
@@ -17,7 +23,7 @@ export { executeTool, observeTool, runtimeReadTool, sessionTool, workspaceTool }
  * The tool catalogue (DESIGN §6.4): only tools that are served end to end are listed here.
  * The adapter registers these schemas; the daemon parses arguments with the same ones.
  */
-export const TOOLS: readonly ToolDef[] = [workspaceTool, sessionTool, executeTool, observeTool, runtimeReadTool];
+export const TOOLS: readonly ToolDef[] = [workspaceTool, sessionTool, readTool, editTool, moveOutTool, executeTool, observeTool, runtimeReadTool];
 
 /** Every tool name DESIGN §6.4 reserves (a principal may name one before it is served). */
 export const RESERVED_TOOL_NAMES = [

@@ -1,0 +1,55 @@
+import { FileLimits } from '@holdfast/shared/constants';
+import type { HomeLayout } from '@holdfast/shared/paths';
+import { AuditLog } from '../audit.js';
+import { ProjectConfigCache } from '../policy/project-config.js';
+import type { Db } from '../store/db.js';
+import { EditFilesRepo } from '../store/edit-files-repo.js';
+import { EditsRepo } from '../store/edits-repo.js';
+import { FileReadsRepo } from '../store/file-reads-repo.js';
+import { IdempotencyRepo } from '../store/idempotency-repo.js';
+import { MoveRequestsRepo } from '../store/move-requests-repo.js';
+import { TempFilesRepo } from '../store/temp-files-repo.js';
+import { sweepTempFiles } from './atomic-write.js';
+import { FactsCache } from './file-facts.js';
+import { PathLocks } from './path-lock.js';
+import { SearchService, type EngineChoice } from './search/search-service.js';
+
+/**
+ * Everything the file tools share (issue 4), wired once by the daemon: the repositories of their
+ * tables, caches, per-path locks, the search engines and the audit log.
+ */
+export class FileServices {
+  readonly reads: FileReadsRepo;
+  readonly edits: EditsRepo;
+  readonly editFiles: EditFilesRepo;
+  readonly idempotency: IdempotencyRepo;
+  readonly moves: MoveRequestsRepo;
+  readonly temps: TempFilesRepo;
+  readonly facts = new FactsCache();
+  readonly projects: ProjectConfigCache;
+  readonly locks = new PathLocks();
+  readonly search: SearchService;
+  readonly audit: AuditLog;
+
+  constructor(db: Db, layout: HomeLayout, opts: { engine?: EngineChoice; projects?: ProjectConfigCache; audit?: AuditLog } = {}) {
+    this.reads = new FileReadsRepo(db);
+    this.edits = new EditsRepo(db);
+    this.editFiles = new EditFilesRepo(db);
+    this.idempotency = new IdempotencyRepo(db, FileLimits.IDEMPOTENCY_TTL_MS);
+    this.moves = new MoveRequestsRepo(db);
+    this.temps = new TempFilesRepo(db);
+    this.projects = opts.projects ?? new ProjectConfigCache();
+    this.search = new SearchService(opts.engine ?? 'auto');
+    this.audit = opts.audit ?? new AuditLog(layout.auditLog);
+  }
+
+  /** Start-up: removes temp files of atomic writes that a killed daemon left behind. */
+  recover(): string[] {
+    return sweepTempFiles(this.temps);
+  }
+
+  /** Shutdown: stops the search worker. */
+  close(): Promise<void> {
+    return this.search.close();
+  }
+}

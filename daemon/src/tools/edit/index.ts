@@ -1,0 +1,223 @@
+import { readFileSync, statSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+import { FileLimits } from '@holdfast/shared/constants';
+import { HoldfastError } from '@holdfast/shared/errors';
+import { newId } from '@holdfast/shared/ids';
+import type { editTool, ResultAction } from '@holdfast/shared/tools';
+import type * as z from 'zod';
+import { sha256Hex } from '../../files/file-facts.js';
+import { detectFormat } from '../../files/text-format.js';
+import { previewOf } from '../../files/unified-diff.js';
+import { resolveWorkspacePath } from '../../files/workspace-path.js';
+import type { ToolContext } from '../context.js';
+import { action, failure, outcome, type ToolOutcome } from '../envelope.js';
+import { fileContext, openWorkspace, type FileWorkspace } from '../file-access.js';
+import { argsDigest, replayReceipt, storeReceipt } from '../idempotency.js';
+import { commitPlans } from './commit.js';
+import { editFailureActions } from './failure-actions.js';
+import { planEdit, type EditPlan, type ReadGuard } from './plan.js';
+import { planUndo } from './undo.js';
+import { runVerify, type VerifyResult } from './verify.js';
+
+type Args = z.output<typeof editTool.input>;
+
+/** Dry runs return the diff inline up to this many bytes. */
+const DRY_RUN_DIFF_MAX_BYTES = 64 * 1024;
+
+/** Readback of a written file (issue 4): what is on disk now. */
+function readback(path: string): Record<string, unknown> | null {
+  try {
+    if (!statSync(path).isFile()) return null;
+    const bytes = readFileSync(path);
+    const f = detectFormat(bytes);
+    return { byte_length: bytes.length, sha256: sha256Hex(bytes), format: f, tail_hex: bytes.subarray(Math.max(0, bytes.length - 16)).toString('hex') };
+  } catch {
+    return null;
+  }
+}
+
+/** Readback of bytes not written (dry run). */
+function plannedReadback(bytes: Buffer): Record<string, unknown> {
+  return { byte_length: bytes.length, sha256: sha256Hex(bytes), format: detectFormat(bytes), tail_hex: bytes.subarray(Math.max(0, bytes.length - 16)).toString('hex') };
+}
+
+function guardFor(ws: FileWorkspace): ReadGuard {
+  const rs = ws.session.id;
+  const reads = ws.files.reads;
+  const max = FileLimits.RECOVERY_MAX_FAILED_MATCHES;
+  return {
+    requireRead(p, sha) {
+      if (reads.hasRead(rs, p.realRel, sha)) return;
+      throw new HoldfastError('READ_REQUIRED', `read ${p.rel} in this session before updating it (edits apply to text you have seen at its current sha256 ${sha.slice(0, 12)}…)`, {
+        details: { path: p.rel, current_sha256: sha },
+      });
+    },
+    beforeMatch(p) {
+      const row = reads.get(rs, p.realRel);
+      if (row && row.failed_matches >= max) {
+        throw new HoldfastError('RECOVERY_EXHAUSTED', `${row.failed_matches} replacements in a row did not match in ${p.rel}: stop retrying; read the file again (force=true), then use line_patch or content`, {
+          details: { path: p.rel, failed_matches: row.failed_matches },
+        });
+      }
+    },
+    matchFailed(p, err) {
+      const n = reads.recordMatchFailure(rs, p.realRel);
+      const details = { ...(err.details ?? {}), failed_matches: n };
+      if (n < max) return new HoldfastError(err.code, err.message, { details });
+      return new HoldfastError('RECOVERY_EXHAUSTED', `${err.message} — that is ${n} failed matches in a row on ${p.rel}: stop retrying; read the file again (force=true), then use line_patch or content`, { details });
+    },
+  };
+}
+
+/** Refuses two edits of the same file (or a rename onto another target) in one call. */
+function assertDistinct(plans: readonly EditPlan[]): void {
+  const seen = new Map<string, number>();
+  for (const p of plans) {
+    for (const key of [p.realRel, ...(p.dest ? [p.dest.realRel] : [])]) {
+      const prev = seen.get(key);
+      if (prev !== undefined) throw new HoldfastError('BAD_REQUEST', `edits[${prev}] and edits[${p.index}] both touch ${key}; give each file once per call`, { details: { path: key } });
+      seen.set(key, p.index);
+    }
+  }
+}
+
+/** Records a committed call: edit rows with undo bytes, read tracking, audit. */
+function record(ctx: ToolContext, ws: FileWorkspace, editId: string, plans: readonly EditPlan[], diff: string, purpose: string | undefined): void {
+  const rs = ws.session.id;
+  const now = Date.now();
+  const stored = previewOf(diff, FileLimits.DIFF_STORE_MAX_BYTES);
+  const text = stored.truncated ? `${stored.text}[diff truncated at ${FileLimits.DIFF_STORE_MAX_BYTES} bytes]\n` : stored.text;
+  ws.files.edits.insert({ id: editId, session_id: rs, purpose: purpose ?? null, created_at: now, files: plans.length, diff: text, diff_lines: text.split('\n').length - 1 });
+  plans.forEach((p, seq) => {
+    const keepUndo = p.before !== null && p.after !== null && p.before.bytes.length <= FileLimits.UNDO_MAX_BYTES;
+    ws.files.editFiles.insert({
+      edit_id: editId, seq, session_id: rs, operation: p.operation, path: p.realRel, new_path: p.dest?.realRel ?? null,
+      before_sha: p.before?.sha ?? null, after_sha: p.afterSha, before_blob: keepUndo ? gzipSync(p.before!.bytes) : null,
+      mode: p.before?.mode ?? null, created_at: now,
+    });
+    if (p.undoOf) ws.files.editFiles.markUndone(p.undoOf, editId);
+    if (p.dest) {
+      ws.files.reads.forget(rs, p.realRel);
+      if (p.afterSha) ws.files.reads.recordRead(rs, p.dest.realRel, p.afterSha, null);
+    } else if (p.afterSha) {
+      ws.files.reads.recordRead(rs, p.realRel, p.afterSha, null);
+      ws.files.reads.resetMatchFailures(rs, p.realRel);
+    }
+  });
+  appendAudit(ws, {
+    event: 'edit.applied', principal: ctx.call.principal, remote_session_id: rs, edit_id: editId, ...(purpose ? { purpose } : {}),
+    files: plans.map((p) => ({ operation: p.operation, path: p.path, ...(p.dest ? { new_path: p.dest.rel } : {}), before_sha256: p.before?.sha ?? null, after_sha256: p.afterSha })),
+  });
+}
+
+/** Audits a change that already happened: a failing audit log must not turn it into a failure. */
+function appendAudit(ws: FileWorkspace, entry: Parameters<FileWorkspace['files']['audit']['append']>[0]): void {
+  try {
+    ws.files.audit.append(entry);
+  } catch {
+    // the change is on disk and recorded in the edits table; a broken audit log must not hide that
+  }
+}
+
+function verifyText(v: VerifyResult): string {
+  if (!v.ran) return `verify_command not run (${v.decision}): ${v.reason}`;
+  if (v.state === 'running') return `verify_command still running as ${v.execution_task_id}; attach with execute(action="attach")`;
+  const out = [v.stdout, v.stderr ? `[stderr]\n${v.stderr}` : ''].filter(Boolean).join('\n');
+  return `verify_command ${v.passed ? 'passed' : `failed (exit ${v.exit_code ?? v.signal})`}${out ? `:\n${out}` : ''}`;
+}
+
+/**
+ * `edit` (issue 4): create, update, rename and undo workspace files — 1..max_patch_files distinct
+ * targets, all validated before any byte is written, all-or-nothing, atomic, formats kept, guarded
+ * by base_sha256 and read-before-edit; idempotency keys replay the first receipt; dry runs return
+ * the diff; an optional verify_command runs afterwards under the execute policy.
+ */
+export async function editHandler(args: Args, ctx: ToolContext): Promise<ToolOutcome> {
+  const ws = openWorkspace(ctx, args.remote_session_id);
+  const rs = ws.session.id;
+  const context = fileContext(ws, args.purpose);
+  const key = args.dry_run ? undefined : args.idempotency_key;
+  const digest = key ? argsDigest({ ...args, remote_session_id: undefined }) : '';
+  if (key) {
+    const replay = replayReceipt(ws.files.idempotency, 'edit', rs, key, digest);
+    if (replay) return replay;
+  }
+  if (args.edits.length > ws.policy.maxPatchFiles) {
+    throw new HoldfastError('LIMIT_EXCEEDED', `${args.edits.length} edits in one call; the policy allows ${ws.policy.maxPatchFiles} (max_patch_files): split the change`);
+  }
+  // Lock every path the call may touch (canonical, sorted) so checks and writes cannot interleave.
+  const keys: string[] = [];
+  for (const op of args.edits) {
+    for (const p of [op.path, ...(op.new_path ? [op.new_path] : [])]) {
+      try {
+        keys.push(resolveWorkspacePath(ws.root, p, { followFinal: op.operation !== 'rename' }).real);
+      } catch {
+        // refused again, with its message, during planning
+      }
+    }
+  }
+  const guard = guardFor(ws);
+  let plans: EditPlan[] = [];
+  let result: ToolOutcome;
+  let failedIndex = -1;
+  try {
+    result = await ws.files.locks.withAll(keys, async () => {
+      plans = [];
+      for (const [i, op] of args.edits.entries()) {
+        failedIndex = i;
+        plans.push(op.operation === 'undo' ? planUndo(ws, op, i) : planEdit(ws, op, i, guard));
+      }
+      failedIndex = -1;
+      assertDistinct(plans);
+      const changedLines = plans.filter((p) => p.operation !== 'undo').reduce((n, p) => n + p.changedLines, 0);
+      if (changedLines > ws.policy.maxPatchLines) {
+        throw new HoldfastError('LIMIT_EXCEEDED', `this call changes ${changedLines} lines; the policy allows ${ws.policy.maxPatchLines} per call (max_patch_lines): split it into smaller edits`, {
+          details: { changed_lines: changedLines, max_patch_lines: ws.policy.maxPatchLines },
+        });
+      }
+      const diff = plans.map((p) => p.diff).join('');
+      const changed = plans.filter((p) => p.changed);
+      if (args.dry_run) {
+        const d = previewOf(diff, DRY_RUN_DIFF_MAX_BYTES);
+        const files = plans.map((p) => ({
+          path: p.path, operation: p.operation, ...(p.dest ? { new_path: p.dest.rel } : {}), changed: p.changed, changed_lines: p.changedLines,
+          readback: p.after ? plannedReadback(p.after) : null,
+        }));
+        return outcome('edit.dry_run', 'succeeded', { dry_run: true, files, changed_lines: changedLines, diff: d.text, diff_truncated: d.truncated }, `Dry run: ${changed.length} of ${plans.length} files would change (${changedLines} lines); nothing was written.\n${d.text}`, { context });
+      }
+      const editId = newId('edit');
+      if (changed.length > 0) {
+        await commitPlans(changed, ws.files.temps);
+        record(ctx, ws, editId, changed, diff, args.purpose);
+      }
+      const files = plans.map((p) => ({
+        path: p.path, operation: p.operation, ...(p.dest ? { new_path: p.dest.rel } : {}), changed: p.changed, changed_lines: p.changedLines,
+        readback: readback(p.dest ? p.dest.abs : p.target.real),
+      }));
+      const prev = previewOf(diff, FileLimits.DIFF_PREVIEW_BYTES);
+      const diffLines = diff === '' ? 0 : diff.split('\n').length - 1;
+      const data: Record<string, unknown> = {
+        edit_id: changed.length > 0 ? editId : null, dry_run: false, files, changed_lines: changedLines,
+        diff_preview: prev.text, diff_truncated: prev.truncated, diff_lines: diffLines,
+      };
+      const actions: ResultAction[] = prev.truncated ? [action('observe', { view: 'diff', remote_session_id: rs, edit_id: editId, offset: 0, limit: 400 }, 'read the whole diff')] : [];
+      const summary = files.map((f) => `  ${f.path}${'new_path' in f ? ` → ${f.new_path}` : ''}: ${f.operation}${f.changed ? `, ${f.changed_lines} line${f.changed_lines === 1 ? '' : 's'} changed` : ', no change'}${f.readback ? `, sha256 ${(f.readback.sha256 as string).slice(0, 12)}…` : ''}`);
+      const head = changed.length > 0 ? `Edited ${changed.length} file${changed.length === 1 ? '' : 's'} (${editId}):` : 'Nothing to change: the files already have this content.';
+      const text = `${head}\n${summary.join('\n')}${prev.text ? `\n${prev.text}` : ''}${prev.truncated ? `[diff continues: observe(view="diff", edit_id="${editId}")]` : ''}`;
+      return outcome('edit.applied', 'succeeded', data, text, { context, actions });
+    });
+  } catch (err) {
+    const op = failedIndex >= 0 ? args.edits[failedIndex] : undefined;
+    return failure('edit', err, { context, actions: editFailureActions(ws, err, op), ...(failedIndex >= 0 ? { data: { index: failedIndex, path: op?.path ?? null } } : {}) });
+  }
+  if (args.verify_command && !args.dry_run && result.envelope.status === 'succeeded') {
+    const v = await runVerify(ctx, ws, args.verify_command);
+    const data = { ...(result.envelope.data ?? {}), verify: v };
+    const status = v.passed ? 'succeeded' : 'completed_with_issues';
+    const actions = [...result.envelope.actions];
+    if (v.ran && v.state === 'running' && v.execution_task_id) actions.push(action('execute', { action: 'attach', remote_session_id: rs, execution_task_id: v.execution_task_id }, 'wait for the verify command'));
+    result = outcome('edit.applied', status, data, `${result.text}\n${verifyText(v)}${v.passed ? '' : '\nThe edit is applied; fix the problem with another edit.'}`, { context, actions, hints: result.envelope.hints });
+  }
+  if (key) storeReceipt(ws.files.idempotency, 'edit', rs, key, digest, result);
+  return result;
+}
