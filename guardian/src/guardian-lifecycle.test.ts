@@ -48,6 +48,7 @@ describe('guardian lifecycle', { concurrency: 4 }, () => {
       assert.ok(m.startTime && /^\d+$/.test(m.startTime));
       assert.ok(m.shellPid > 0);
       assert.ok(m.bundlePath.endsWith('guardian.mjs') && m.bundlePath.startsWith('/'));
+      assert.equal((m as GuardianManifest & { daemonBuild?: string }).daemonBuild, 'test');
       assert.equal(statSync(g.spec.socketPath).mode & 0o777, 0o600);
       assert.equal(statSync(g.spec.manifestPath).mode & 0o777, 0o600);
       assert.equal(statSync(g.spec.sessionDir).mode & 0o777, 0o700);

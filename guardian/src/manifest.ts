@@ -8,9 +8,15 @@ import { processStartTime, ProtocolVersions, writeJsonAtomic, type GuardianManif
  * fallback). pid + start time identify this guardian without pid-reuse ambiguity; `bundlePath`
  * is the absolute path of the bundle it runs. The guardian never deletes it: the daemon cleans
  * up after reading `exit.json`.
+ *
+ * Besides the `GuardianManifest` fields the file carries `daemonBuild` (the build of the daemon
+ * that spawned it, from the spec, as GuardianSpec documents); readers ignore unknown fields.
  */
-export function writeManifest(path: string, m: Omit<GuardianManifest, 'schema' | 'pid' | 'startTime' | 'proto'>): GuardianManifest {
-  const manifest: GuardianManifest = {
+export function writeManifest(
+  path: string,
+  m: Omit<GuardianManifest, 'schema' | 'pid' | 'startTime' | 'proto'> & { daemonBuild: string },
+): GuardianManifest & { daemonBuild: string } {
+  const manifest: GuardianManifest & { daemonBuild: string } = {
     schema: 1,
     gid: m.gid,
     pid: process.pid,
@@ -21,6 +27,7 @@ export function writeManifest(path: string, m: Omit<GuardianManifest, 'schema' |
     build: m.build,
     bundlePath: m.bundlePath,
     createdAt: m.createdAt,
+    daemonBuild: m.daemonBuild,
   };
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   writeJsonAtomic(path, manifest);

@@ -98,6 +98,7 @@ export class PtyHost extends EventEmitter<{ marker: [MarkerEvent]; output: []; r
   private lastExitInfo: ShellExit | null = null;
   /** No shell is started any more (the guardian is ending). */
   private final = false;
+  private resetting: Promise<void> | null = null;
 
   constructor(private readonly opts: PtyHostOptions) {
     super();
@@ -192,12 +193,22 @@ export class PtyHost extends EventEmitter<{ marker: [MarkerEvent]; output: []; r
     return await Promise.race([i.exited, new Promise<null>((r) => setTimeout(() => r(null), 3000).unref())]);
   }
 
-  /** Ends the current shell (see {@link endSession}) and starts a fresh one, generation + 1. */
-  async reset(): Promise<void> {
-    await this.endSession();
-    this.gen += 1;
-    this.usedFallback = false;
-    this.spawnShell(supportsIntegration(this.opts.shellPath) ? 'rc' : 'plain');
+  /**
+   * Ends the current shell (see {@link endSession}) and starts a fresh one, generation + 1.
+   * Concurrent calls share one reset.
+   */
+  reset(): Promise<void> {
+    this.resetting ??= (async () => {
+      try {
+        await this.endSession();
+        this.gen += 1;
+        this.usedFallback = false;
+        this.spawnShell(supportsIntegration(this.opts.shellPath) ? 'rc' : 'plain');
+      } finally {
+        this.resetting = null;
+      }
+    })();
+    return this.resetting;
   }
 
   private spawnShell(mode: Mode): void {
@@ -214,14 +225,18 @@ export class PtyHost extends EventEmitter<{ marker: [MarkerEvent]; output: []; r
       log(`cwd ${cwd} does not exist; starting the shell in ${o.env.HOME ?? '/'}`);
       cwd = o.env.HOME && existsSync(o.env.HOME) ? o.env.HOME : '/';
     }
-    const p = pty.spawn(o.shellPath, args, {
-      name: o.env.TERM ?? 'xterm-256color',
-      cols: this.cols,
-      rows: this.rows,
-      cwd,
-      env: o.env,
-      encoding: null,
-    });
+    let p: pty.IPty;
+    try {
+      p = pty.spawn(o.shellPath, args, { name: o.env.TERM ?? 'xterm-256color', cols: this.cols, rows: this.rows, cwd, env: o.env, encoding: null });
+    } catch (err) {
+      // node-pty reports exec failures as exit code 1; a throw means no PTY could be made at all.
+      log(`cannot start the shell ${o.shellPath}`, err);
+      const info: ShellExit = { generation: this.gen, pid: 0, exitCode: null, signal: null, expected: false };
+      this.inst = null;
+      this.lastExitInfo = info;
+      queueMicrotask(() => this.emit('exit', info));
+      return;
+    }
     let resolveExit!: (e: ShellExit) => void;
     const inst: Instance = {
       pty: p,

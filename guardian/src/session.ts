@@ -252,6 +252,7 @@ export class Session {
         build: GUARDIAN_BUILD,
         bundlePath: this.bundlePath,
         createdAt: this.clock.createdAt,
+        daemonBuild: this.spec.daemonBuild,
       });
     } catch (err) {
       log('writing the manifest failed', err);
