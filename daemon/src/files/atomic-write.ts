@@ -21,7 +21,7 @@ export interface TempJournal {
 
 /** Options of an atomic write. */
 export interface AtomicWriteOptions {
-  /** Permission bits of the result (default: the existing file's, else 0o666 & ~umask). */
+  /** Permission bits of the result (default: 0o666 less the umask, as for any new file). */
   mode?: number;
   /** Owner to restore (best effort; only when it differs from ours). */
   uid?: number;
@@ -65,12 +65,12 @@ async function fsyncDir(dir: string): Promise<void> {
  */
 export async function stageWrite(target: string, data: Buffer, opts: AtomicWriteOptions = {}): Promise<StagedWrite> {
   const temp = tempNameFor(target);
-  const mode = opts.mode ?? 0o666 & ~process.umask();
   opts.journal?.begin(temp);
   let h: FileHandle | null = null;
   try {
-    h = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
-    await h.chmod(mode & 0o7777);
+    // A new file gets 0o666 less the umask, like any created file; a replaced one its old mode exactly.
+    h = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, opts.mode === undefined ? 0o666 : 0o600);
+    if (opts.mode !== undefined) await h.chmod(opts.mode & 0o7777);
     if ((opts.uid !== undefined && opts.uid !== process.getuid?.()) || (opts.gid !== undefined && opts.gid !== process.getgid?.())) {
       await chown(temp, opts.uid ?? -1, opts.gid ?? -1).catch(() => undefined);
     }

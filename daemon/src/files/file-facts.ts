@@ -106,22 +106,17 @@ export function factsFromBytes(path: string, bytes: Buffer): FileFacts {
       format: formatFrom(charset, { lf: 0, crlf: 0, cr: 0 }, false), raw: memorySource(bytes), bytes, text: null, index: null, transcoded: false,
     };
   }
-  const counts = countTerminators(bytes, charset);
-  const format = formatFrom(charset, counts, tailEndsWithTerminator(bytes.subarray(charset.bomBytes), charset));
-  let text: Buffer;
-  let start: number;
-  if (isWide(charset.charset)) {
-    text = Buffer.from(decodeText(bytes.subarray(charset.bomBytes), charset.charset), 'utf8');
-    start = 0;
-  } else {
-    text = bytes;
-    start = charset.bomBytes;
-  }
+  const wide = isWide(charset.charset);
+  // One pass over the text for the line index; for one-byte charsets it also counts the endings.
+  const text = wide ? Buffer.from(decodeText(bytes.subarray(charset.bomBytes), charset.charset), 'utf8') : bytes;
+  const start = wide ? 0 : charset.bomBytes;
   const index = new LineIndex(start);
   const scanner = new LineScanner(index.recorder(), start);
   scanner.push(text.subarray(start), start);
   scanner.end(text.length);
   index.total = scanner.totalLines(text.length);
+  const counts = wide ? countTerminators(bytes, charset) : { ...scanner.counts };
+  const format = formatFrom(charset, counts, tailEndsWithTerminator(bytes.subarray(charset.bomBytes), charset));
   return {
     size: bytes.length, sha256, charset, format, mime: mimeTypeOf(path, head, true), kind: 'text', totalLines: index.total,
     raw: memorySource(bytes), bytes, text: memorySource(text), index, transcoded: isWide(charset.charset),

@@ -30,6 +30,8 @@ export class FileServices {
   readonly locks = new PathLocks();
   readonly search: SearchService;
   readonly audit: AuditLog;
+  /** Runs `fn` in one SQLite transaction (the rows of one edit call commit together). */
+  readonly transaction: <T>(fn: () => T) => T;
 
   constructor(db: Db, layout: HomeLayout, opts: { engine?: EngineChoice; projects?: ProjectConfigCache; audit?: AuditLog } = {}) {
     this.reads = new FileReadsRepo(db);
@@ -41,6 +43,7 @@ export class FileServices {
     this.projects = opts.projects ?? new ProjectConfigCache();
     this.search = new SearchService(opts.engine ?? 'auto');
     this.audit = opts.audit ?? new AuditLog(layout.auditLog);
+    this.transaction = <T>(fn: () => T): T => db.transaction(fn)();
   }
 
   /** Start-up: removes temp files of atomic writes that a killed daemon left behind. */

@@ -79,9 +79,12 @@ async function forward(src: ByteSource, pos: number, limit: number, budget: numb
   let i = 0;
   let complete = 0;
   let boundary = 0;
+  // Next LF / CR at or after i, each searched again only once passed (a file without CR costs one scan).
+  let lf = buf.indexOf(LF, 0);
+  let cr = buf.indexOf(CR, 0);
   while (complete < limit) {
-    const lf = buf.indexOf(LF, i);
-    const cr = buf.indexOf(CR, i);
+    if (lf !== -1 && lf < i) lf = buf.indexOf(LF, i);
+    if (cr !== -1 && cr < i) cr = buf.indexOf(CR, i);
     let t = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
     if (t === -1 || t >= want) break;
     const len = buf[t] === CR && buf[t + 1] === LF ? 2 : 1;

@@ -87,22 +87,24 @@ function record(ctx: ToolContext, ws: FileWorkspace, editId: string, plans: read
   const now = Date.now();
   const stored = previewOf(diff, FileLimits.DIFF_STORE_MAX_BYTES);
   const text = stored.truncated ? `${stored.text}[diff truncated at ${FileLimits.DIFF_STORE_MAX_BYTES} bytes]\n` : stored.text;
-  ws.files.edits.insert({ id: editId, session_id: rs, purpose: purpose ?? null, created_at: now, files: plans.length, diff: text, diff_lines: text.split('\n').length - 1 });
-  plans.forEach((p, seq) => {
-    const keepUndo = p.before !== null && p.after !== null && p.before.bytes.length <= FileLimits.UNDO_MAX_BYTES;
-    ws.files.editFiles.insert({
-      edit_id: editId, seq, session_id: rs, operation: p.operation, path: p.realRel, new_path: p.dest?.realRel ?? null,
-      before_sha: p.before?.sha ?? null, after_sha: p.afterSha, before_blob: keepUndo ? gzipSync(p.before!.bytes) : null,
-      mode: p.before?.mode ?? null, created_at: now,
+  ws.files.transaction(() => {
+    ws.files.edits.insert({ id: editId, session_id: rs, purpose: purpose ?? null, created_at: now, files: plans.length, diff: text, diff_lines: text.split('\n').length - 1 });
+    plans.forEach((p, seq) => {
+      const keepUndo = p.before !== null && p.after !== null && p.before.bytes.length <= FileLimits.UNDO_MAX_BYTES;
+      ws.files.editFiles.insert({
+        edit_id: editId, seq, session_id: rs, operation: p.operation, path: p.realRel, new_path: p.dest?.realRel ?? null,
+        before_sha: p.before?.sha ?? null, after_sha: p.afterSha, before_blob: keepUndo ? gzipSync(p.before!.bytes) : null,
+        mode: p.before?.mode ?? null, created_at: now,
+      });
+      if (p.undoOf) ws.files.editFiles.markUndone(p.undoOf, editId);
+      if (p.dest) {
+        ws.files.reads.forget(rs, p.realRel);
+        if (p.afterSha) ws.files.reads.recordRead(rs, p.dest.realRel, p.afterSha, null);
+      } else if (p.afterSha) {
+        ws.files.reads.recordRead(rs, p.realRel, p.afterSha, null);
+        ws.files.reads.resetMatchFailures(rs, p.realRel);
+      }
     });
-    if (p.undoOf) ws.files.editFiles.markUndone(p.undoOf, editId);
-    if (p.dest) {
-      ws.files.reads.forget(rs, p.realRel);
-      if (p.afterSha) ws.files.reads.recordRead(rs, p.dest.realRel, p.afterSha, null);
-    } else if (p.afterSha) {
-      ws.files.reads.recordRead(rs, p.realRel, p.afterSha, null);
-      ws.files.reads.resetMatchFailures(rs, p.realRel);
-    }
   });
   appendAudit(ws, {
     event: 'edit.applied', principal: ctx.call.principal, remote_session_id: rs, edit_id: editId, ...(purpose ? { purpose } : {}),
