@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { allRows } from './stats.js';
 import { execSuite } from './suites/exec.js';
+import { filesSuite } from './suites/files.js';
 import { mcpSuite } from './suites/mcp.js';
 import { runtimeSuite } from './suites/runtime.js';
 
@@ -13,6 +14,7 @@ const SUITES: Record<string, () => Promise<void>> = {
   runtime: runtimeSuite,
   mcp: mcpSuite,
   exec: execSuite,
+  files: filesSuite,
 };
 
 async function main(): Promise<void> {
