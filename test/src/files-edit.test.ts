@@ -292,6 +292,9 @@ describe('edit: byte-exact, guarded, atomic (issue 4)', () => {
     let r = await replace('v.txt', 'v1', 'v2', { verify_command: 'grep -q v2 v.txt' });
     assert.equal(r.env.status, 'succeeded', r.text);
     assert.equal(r.env.data.verify.passed, true);
+    const task = await call('observe', { view: 'task', remote_session_id: rs, execution_task_id: r.env.data.verify.execution_task_id });
+    assert.equal(task.env.status, 'succeeded', task.text);
+    assert.equal(task.env.data.exit_code, 0);
     r = await replace('v.txt', 'v2', 'v3', { verify_command: 'grep -q nothing-like-this v.txt' });
     assert.equal(r.env.status, 'completed_with_issues');
     assert.equal(r.env.data.verify.ran, true);

@@ -213,7 +213,7 @@ export async function editHandler(args: Args, ctx: ToolContext): Promise<ToolOut
     return failure('edit', err, { context, actions: editFailureActions(ws, err, op), ...(failedIndex >= 0 ? { data: { index: failedIndex, path: op?.path ?? null } } : {}) });
   }
   if (args.verify_command && !args.dry_run && result.envelope.status === 'succeeded') {
-    const v = await runVerify(ctx, ws, args.verify_command);
+    const v = await runVerify(ctx, ws, args.verify_command, String(result.envelope.data?.edit_id ?? 'a no-op edit'));
     const data = { ...(result.envelope.data ?? {}), verify: v };
     const status = v.passed ? 'succeeded' : 'completed_with_issues';
     const actions = [...result.envelope.actions];

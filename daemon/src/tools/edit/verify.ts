@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { newId } from '@holdfast/shared/ids';
 import { guardianSource } from '../../execution/byte-source.js';
 import { renderTail } from '../../execution/rendered-output.js';
@@ -35,7 +36,7 @@ export interface VerifyResult {
  * check that needs confirmation or is denied says so. It runs as a background task on the
  * session's guardian in the workspace root, waited for up to VERIFY_WAIT_MS.
  */
-export async function runVerify(ctx: ToolContext, ws: FileWorkspace, command: string): Promise<VerifyResult> {
+export async function runVerify(ctx: ToolContext, ws: FileWorkspace, command: string, editId: string): Promise<VerifyResult> {
   const rules = effectiveCommandRules(ctx.services.config.config.security.commands, ws.files.projects.get(ws.root));
   const verdict = evaluateCommand({ command }, rules);
   if (verdict.decision !== 'allow') {
@@ -44,8 +45,23 @@ export async function runVerify(ctx: ToolContext, ws: FileWorkspace, command: st
   const link = await ctx.services.sessions.ensureLink(ws.session.id);
   const id = newId('executionTask');
   ws.files.audit.append({ event: 'edit.verify', principal: ctx.call.principal, remote_session_id: ws.session.id, execution_task_id: id, command, decision: 'allow', reason: verdict.reason });
-  await link.spawn({ id, command, cwd: ws.root });
+  // A task row like execute's, so execute(action="attach") and observe(view="task"/"logs") find it.
+  const now = Date.now();
+  const tasks = ctx.services.execution.tasks;
+  tasks.insert({
+    id, session_id: ws.session.id, workspace: ws.session.workspace, principal: ctx.call.principal, kind: 'background', origin: 'command', task_name: null,
+    command, argv: null, cwd: ws.root, env_keys: null, purpose: `verify_command of ${editId}`, idempotency_key: null,
+    fingerprint: createHash('sha256').update(`verify\0${command}`).digest('hex'), policy_decision: 'allow',
+    policy_rule: verdict.segments.find((x) => x.decision === 'allow')?.rule ?? null, diagnostics: null, state: 'running', created_at: now, expires_at: null, started_at: now,
+  });
+  try {
+    await link.spawn({ id, command, cwd: ws.root });
+  } catch (err) {
+    tasks.update(id, { state: 'failed', ended_at: Date.now(), error: (err as Error).message });
+    throw err;
+  }
   const rec = await link.wait({ id, waitMs: VERIFY_WAIT_MS });
+  ctx.services.execution.sync.apply(rec);
   const source = guardianSource(link);
   const base: VerifyResult = { command, ran: true, passed: false, decision: 'allow', reason: verdict.reason, execution_task_id: id };
   if (rec.kind !== 'task') return { ...base, state: rec.state };
