@@ -1,4 +1,5 @@
-import sh from 'mvdan-sh';
+import { createRequire } from 'node:module';
+import type { ShParser, ShSyntax } from 'mvdan-sh';
 
 /**
  * The shell parser behind the command policy (issue 5): `mvdan-sh` (mvdan.cc/sh/v3, Bash
@@ -13,17 +14,26 @@ import sh from 'mvdan-sh';
  * UTF-8 bytes one per char code. {@link selfCheck} verifies that layout when the parser is first
  * used, so a different mvdan-sh build fails loudly instead of being misread. One parser instance
  * is reused (parsing is synchronous).
+ *
+ * Memory: mvdan-sh costs ≈16 MB of RSS, so it is loaded (synchronously, ≈50 ms) on the first
+ * command judged, not when the daemon starts: an idle daemon does not carry it.
  */
 
 /** A raw GopherJS value of the syntax tree (see the file comment). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type ShNode = any;
 
-const S = sh.syntax;
-let parserInstance: ReturnType<typeof S.NewParser> | null = null;
+let syntaxModule: ShSyntax | null = null;
+let parserInstance: ShParser | null = null;
 
-function parser(): ReturnType<typeof S.NewParser> {
+function syntax(): ShSyntax {
+  syntaxModule ??= (createRequire(import.meta.url)('mvdan-sh') as { syntax: ShSyntax }).syntax;
+  return syntaxModule;
+}
+
+function parser(): ShParser {
   if (!parserInstance) {
+    const S = syntax();
     parserInstance = S.NewParser(S.Variant(S.LangBash), S.KeepComments(false));
     selfCheck(parserInstance);
   }
@@ -48,7 +58,7 @@ export function parseShell(src: string): { ok: true; file: ShNode } | ParseFailu
     const message = typeof (err as { Error?: unknown })?.Error === 'function' ? String((err as { Error: () => string }).Error()) : String(err);
     let incomplete = false;
     try {
-      incomplete = S.IsIncomplete(err);
+      incomplete = syntax().IsIncomplete(err);
     } catch {
       // not a parser error
     }
@@ -93,7 +103,7 @@ const REDIRECT_SAMPLES = ['>', '>>', '<', '<>', '<&', '>&', '>|', '<<<', '&>', '
 const redirectOps = new Map<number, string>();
 const binaryOps = new Map<number, string>();
 
-function firstStmt(p: ReturnType<typeof S.NewParser>, src: string): ShNode {
+function firstStmt(p: ShParser, src: string): ShNode {
   return items(p.Parse(src, '').__internal_object__.Stmts)[0];
 }
 
@@ -102,7 +112,7 @@ function firstStmt(p: ReturnType<typeof S.NewParser>, src: string): ShNode {
  * so renumbered tokens in another mvdan-sh build cannot change the meaning of a redirection.
  * @throws Error when the layout is not the expected one.
  */
-function selfCheck(p: ReturnType<typeof S.NewParser>): void {
+function selfCheck(p: ShParser): void {
   const fail = (what: string): never => {
     throw new Error(`mvdan-sh: unexpected GopherJS layout (${what}); the command policy supports mvdan-sh 0.10.x`);
   };
