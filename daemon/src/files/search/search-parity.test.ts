@@ -42,6 +42,7 @@ function fixture(root: string): void {
   w('build/out.js', '// TODO built\n');
   w('.github/workflows/ci.yml', '# TODO hidden dir\n');
   w('.git/config', 'TODO in git internals\n');
+  w('vendor/sub/.git', 'gitdir: ../../.git/modules/sub TODO\n');
   w('secret/key.txt', 'TODO secret\n');
   w('many/lines.txt', Array.from({ length: 40 }, (_, i) => (i % 3 === 0 ? `TODO ${i}` : `line ${i}`)).join('\n') + '\n');
   symlinkSync(join(root, 'src', 'app.ts'), join(root, 'link-to-app.ts'));

@@ -62,8 +62,8 @@ function* walkDir(o: WalkOptions, globs: GlobFilter, frames: IgnoreFrame[], dir:
     const e = byName.get(name)!;
     const rel = dir === '' ? name : `${dir}/${name}`;
     const inScope = rel.slice(scopePrefix.length);
+    if (name === '.git') continue; // the folder, or the file a worktree or submodule has (ripgrep: -g '!.git')
     if (e.isDirectory()) {
-      if (name === '.git') continue;
       if (denied(o.deny, `${rel}/`) || isIgnored(here, rel, true) || globs.excludesDir(inScope)) continue;
       yield* walkDir(o, globs, here, rel, scopePrefix);
     } else if (e.isFile()) {
