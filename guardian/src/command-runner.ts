@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CommandRecord, ExecParams, ExecResult, InputParams, SegmentLog } from '@holdfast/shared/protocol';
-import { KEY_SEQUENCES } from '@holdfast/shared/protocol';
+import { HoldfastError, KEY_SEQUENCES } from '@holdfast/shared/protocol';
 import type { Clock } from './clock.js';
 import { commandLine, typedLineFromEcho } from './command-line.js';
 import { CommandLimits, ShellTimings } from './constants.js';
@@ -120,12 +120,18 @@ export class CommandRunner {
     this.atPrompt = false;
     this.dirtyPrompt = false;
     this.lastInputAt = Date.now();
-    const line = commandLine(p.command, (text) => {
-      mkdirSync(this.d.spillDir, { recursive: true, mode: 0o700 });
-      fg.spillFile = join(this.d.spillDir, `${++this.spillCount}.sh`);
-      writeFileSync(fg.spillFile, text, { mode: 0o600 });
-      return fg.spillFile;
-    });
+    let line: string;
+    try {
+      line = commandLine(p.command, (text) => {
+        mkdirSync(this.d.spillDir, { recursive: true, mode: 0o700 });
+        fg.spillFile = join(this.d.spillDir, `${++this.spillCount}.sh`);
+        writeFileSync(fg.spillFile, text, { mode: 0o600 });
+        return fg.spillFile;
+      });
+    } catch (err) {
+      this.fg = null; // nothing was typed: the foreground is free again
+      throw new HoldfastError('INTERNAL', `cannot write the command file: ${(err as Error).message}`);
+    }
     this.d.host.write(`${prefix}${line}\r`);
     const cmd = await this.waitRecord(p.id, p.waitMs, p.quietMs ?? CommandLimits.DEFAULT_QUIET_MS, ctx);
     return { ok: true, cmd: cmd ?? copy(rec) };
