@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { pollUntil, TestHome } from './_harness/home.js';
-import { openSession, toolCaller } from './_harness/tools.js';
+import { startExecSession, type toolCaller } from './_harness/tools.js';
 
 describe('execute in the session terminal (issue 5)', () => {
   const h = new TestHome();
@@ -13,13 +13,7 @@ describe('execute in the session terminal (issue 5)', () => {
   const run = (args: Record<string, unknown>) => call('execute', { remote_session_id: rs, ...args });
 
   before(async () => {
-    await h.startDaemon();
-    const c = h.client();
-    call = toolCaller(c);
-    rs = await openSession(c);
-    // The first command waits for the shell's first prompt; warm it up.
-    const r = await run({ command: 'true', yield_time_ms: 30_000 });
-    assert.equal(r.env.data.exit_code, 0, r.text);
+    ({ call, rs } = await startExecSession(h));
   });
   after(() => h.cleanup());
 

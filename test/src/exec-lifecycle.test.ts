@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { pollUntil, TestHome } from './_harness/home.js';
-import { openSession, toolCaller } from './_harness/tools.js';
+import { startExecSession, toolCaller } from './_harness/tools.js';
 
 describe('tasks outlive the daemon; nothing outlives its session (issue 5)', () => {
   const h = new TestHome();
@@ -11,11 +11,7 @@ describe('tasks outlive the daemon; nothing outlives its session (issue 5)', () 
   const sleeps = (n: number) => h.processes().filter((p) => p.cmd === `sleep ${n}`);
 
   before(async () => {
-    await h.startDaemon();
-    const c = h.client();
-    call = toolCaller(c);
-    rs = await openSession(c);
-    await run({ command: 'true', yield_time_ms: 30_000 });
+    ({ call, rs } = await startExecSession(h));
   });
   after(() => h.cleanup());
 

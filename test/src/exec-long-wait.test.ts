@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { TestHome } from './_harness/home.js';
-import { openSession, toolCaller } from './_harness/tools.js';
+import { startExecSession, type toolCaller } from './_harness/tools.js';
 
 describe('a command longer than any client timeout (issue 5, field failure #3)', () => {
   const h = new TestHome();
@@ -10,11 +10,7 @@ describe('a command longer than any client timeout (issue 5, field failure #3)',
   const run = (args: Record<string, unknown>) => call('execute', { remote_session_id: rs, ...args });
 
   before(async () => {
-    await h.startDaemon();
-    const c = h.client();
-    call = toolCaller(c);
-    rs = await openSession(c);
-    await run({ command: 'true', yield_time_ms: 30_000 });
+    ({ call, rs } = await startExecSession(h));
   });
   after(() => h.cleanup());
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { pollUntil, TestHome } from './_harness/home.js';
-import { openSession, toolCaller } from './_harness/tools.js';
+import { openSession, startExecSession, toolCaller } from './_harness/tools.js';
 
 describe('execute output: caps, offsets, argv, piped tasks (issue 5)', () => {
   const h = new TestHome();
@@ -12,11 +12,7 @@ describe('execute output: caps, offsets, argv, piped tasks (issue 5)', () => {
   const observe = (args: Record<string, unknown>) => call('observe', { remote_session_id: rs, ...args });
 
   before(async () => {
-    await h.startDaemon();
-    c = h.client();
-    call = toolCaller(c);
-    rs = await openSession(c);
-    await run({ command: 'true', yield_time_ms: 30_000 });
+    ({ client: c, call, rs } = await startExecSession(h));
   });
   after(() => h.cleanup());
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { DEFAULT_COMMAND_RULES } from '@holdfast/shared/config';
 import { pollUntil, TestHome } from './_harness/home.js';
-import { openSession, toolCaller } from './_harness/tools.js';
+import { startExecSession, type toolCaller } from './_harness/tools.js';
 
 const GIT_ENV = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@x' };
 
@@ -30,11 +30,7 @@ describe('the command policy as execute applies it (issue 5)', () => {
       .map((l) => JSON.parse(l) as { event: string });
 
   before(async () => {
-    await h.startDaemon();
-    const c = h.client();
-    call = toolCaller(c);
-    rs = await openSession(c);
-    await run({ command: 'true', yield_time_ms: 30_000 });
+    ({ call, rs } = await startExecSession(h));
   });
   after(() => h.cleanup());
 

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { REPO_ROOT, TestHome } from './_harness/home.js';
-import { openSession, toolCaller } from './_harness/tools.js';
+import { startExecSession, type toolCaller } from './_harness/tools.js';
 
 const TSC = join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 
@@ -20,11 +20,7 @@ describe('project tasks and diagnostics (issue 5)', () => {
     ws('Makefile', 'broken:\n\tgcc -fdiagnostics-color=never -c broken.c -o /dev/null\n');
     ws('broken.c', 'int main(void) { return 0 }\n');
     ws('.holdfast.yaml', 'tasks:\n  greet:\n    command: echo hi from holdfast.yaml\n');
-    await h.startDaemon();
-    const c = h.client();
-    call = toolCaller(c);
-    rs = await openSession(c);
-    await run({ command: 'true', yield_time_ms: 30_000 });
+    ({ call, rs } = await startExecSession(h));
   });
   after(() => h.cleanup());
 

@@ -1,17 +1,10 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import type { ProjectTask, TaskDiscoverer } from './types.js';
+import { conventionDiscoverer } from './conventions.js';
 
-const CONVENTIONS: readonly [string, string, string][] = [
+/** `Cargo.toml` → cargo's conventional commands. */
+export const discoverCargo = conventionDiscoverer('Cargo.toml', 'cargo', ['cargo'], [
   ['build', 'cargo build', 'compile the package'],
   ['test', 'cargo test', 'run the tests'],
   ['check', 'cargo check', 'type-check without building'],
   ['clippy', 'cargo clippy', 'lint with clippy'],
   ['run', 'cargo run', 'build and run the binary'],
-];
-
-/** `Cargo.toml` → cargo's conventional commands. */
-export const discoverCargo: TaskDiscoverer = (root) => {
-  if (!existsSync(join(root, 'Cargo.toml'))) return [];
-  return CONVENTIONS.map(([name, command, description]): ProjectTask => ({ name, qualified: `cargo:${name}`, source: 'cargo', command, description, diagnostics: ['cargo'], cwd: '' }));
-};
+]);

@@ -38,3 +38,27 @@ export async function openSession(c: DaemonClient, principal = 'p'): Promise<str
   const { session } = await c.call('session.open', { principal, workspace: 'ws' });
   return session.remote_session_id;
 }
+
+/** A started daemon with one session of `principal`, its shell past its first prompt. */
+export interface ExecSession {
+  client: DaemonClient;
+  call: ReturnType<typeof toolCaller>;
+  rs: string;
+  /** `execute` on this session. */
+  run: (args: Record<string, unknown>) => Promise<ToolReply>;
+}
+
+/**
+ * Starts the home's daemon, opens a session and runs `true` once (the first command waits for the
+ * shell's first prompt, which is not what the tests measure).
+ */
+export async function startExecSession(h: { startDaemon(): Promise<number>; client(): DaemonClient }, principal = 'p'): Promise<ExecSession> {
+  await h.startDaemon();
+  const client = h.client();
+  const call = toolCaller(client, principal);
+  const rs = await openSession(client, principal);
+  const run = (args: Record<string, unknown>) => call('execute', { remote_session_id: rs, ...args });
+  const warm = await run({ command: 'true', yield_time_ms: 30_000 });
+  if (warm.env.data?.exit_code !== 0) throw new Error(`the session's shell did not run true: ${warm.text}`);
+  return { client, call, rs, run };
+}
