@@ -73,6 +73,38 @@ describe('execute in the session terminal (issue 5)', () => {
     assert.match(done.env.data.output, /hi Ada$/);
   });
 
+  it('an interactive menu (raw keys) returns early and is answered with Down and Enter (field failure #1)', async () => {
+    writeFileSync(
+      join(h.workspace, 'menu.py'),
+      [
+        'import os, sys, termios, tty',
+        'choices = ["vanilla", "react", "vue"]',
+        'print("? Select a framework:"); print("\\n".join("  " + c for c in choices))',
+        'sys.stdout.write("Use arrow keys> "); sys.stdout.flush()',
+        'fd = sys.stdin.fileno(); old = termios.tcgetattr(fd); tty.setraw(fd)',
+        'buf = b""',
+        'try:',
+        '    while not buf.endswith(b"\\r"):',
+        '        buf += os.read(fd, 16)',
+        'finally:',
+        '    termios.tcsetattr(fd, termios.TCSADRAIN, old)',
+        'print("\\nchose", choices[min(buf.count(b"\\x1b[B"), 2)])',
+      ].join('\n'),
+    );
+    const r = await run({ command: 'python3 menu.py', yield_time_ms: 30_000 });
+    assert.equal(r.env.data.awaiting_input, true, r.text);
+    assert.match(r.env.data.screen, /Select a framework/);
+    const done = await run({ action: 'stdin', execution_task_id: r.env.data.execution_task_id, keys: ['Down', 'Enter'] });
+    assert.equal(done.env.data.exit_code, 0, done.text);
+    assert.match(done.env.data.output, /chose react$/);
+  });
+
+  it('console-only programs see a terminal: ssh -V prints its version (field failure #23)', async () => {
+    const r = await run({ command: 'ssh -V' });
+    assert.equal(r.env.data.exit_code, 0);
+    assert.match(r.env.data.output, /^OpenSSH_/);
+  });
+
   it('stdin is refused when nothing runs in the terminal (it would type a command nobody judged)', async () => {
     const r = await run({ action: 'stdin', text: 'rm -rf ~\n' });
     assert.equal(r.env.status, 'failed');

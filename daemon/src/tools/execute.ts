@@ -18,6 +18,8 @@ import { action, failure, outcome, type ToolOutcome } from './envelope.js';
 /** Default wait of `run`, `attach` and `stdin`, ms (issue 5). */
 export const DEFAULT_YIELD_MS = 10_000;
 const RECEIPT_TOOL = 'execute';
+/** A wait ends this long before the configured request timeout, ms. */
+const REQUEST_MARGIN_MS = 5000;
 
 /**
  * `execute` (DESIGN §5, issue 5): `run` a command in the session's PTY (`command`), as a
@@ -34,7 +36,9 @@ const RECEIPT_TOOL = 'execute';
  */
 export async function executeHandler(args: ExecuteArgs, ctx: ToolContext): Promise<ToolOutcome> {
   const session = ctx.services.sessions.requireOwned(args.remote_session_id, ctx.call.principal);
-  const yieldMs = Math.min(args.yield_time_ms ?? DEFAULT_YIELD_MS, LinkTimeouts.MAX_WAIT_MS);
+  // Answer before the adapter's request timeout (DESIGN §6.2, 408) can cut the call off.
+  const ceiling = Math.max(1000, ctx.services.config.config.limits.request_timeout_ms - REQUEST_MARGIN_MS);
+  const yieldMs = Math.min(args.yield_time_ms ?? DEFAULT_YIELD_MS, LinkTimeouts.MAX_WAIT_MS, ceiling);
   switch (args.action) {
     case 'run':
       return run(args, session, ctx, yieldMs);
