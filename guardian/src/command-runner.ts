@@ -133,6 +133,9 @@ export class CommandRunner {
       throw new HoldfastError('INTERNAL', `cannot write the command file: ${(err as Error).message}`);
     }
     this.d.host.write(`${prefix}${line}\r`);
+    // Until bash prints the start marker, outputStart is provisional (it would include the echo of
+    // the command line): even a zero-wait exec waits for the marker, bounded.
+    await this.until(() => fg.started || this.fg !== fg || this.closed, Date.now() + ShellTimings.START_MARKER_WAIT_MS, ctx);
     const cmd = await this.waitRecord(p.id, p.waitMs, p.quietMs ?? CommandLimits.DEFAULT_QUIET_MS, ctx);
     return { ok: true, cmd: cmd ?? copy(rec) };
   }

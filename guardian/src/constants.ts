@@ -12,6 +12,8 @@ export const ShellTimings = {
   SHELL_READY_WAIT_MS: 15000,
   /** After a command ended, `g.exec` waits at most this for the next prompt before typing, ms. */
   PROMPT_WAIT_MS: 3000,
+  /** After typing a command, wait this long for bash's start marker so the record's outputStart is final, ms. */
+  START_MARKER_WAIT_MS: 2000,
   /** After Ctrl-C, how long `g.stop` waits for the command to end before signalling its group, ms. */
   CTRL_C_GRACE_MS: 500,
 } as const;

@@ -14,7 +14,7 @@ describe('holdfast attach --follow (DESIGN §7)', () => {
     const id = session.remote_session_id;
     await c.call('session.exec', { id, command: 'echo SCREEN-MARK', wait_ms: 10_000 });
 
-    const follower = spawn(process.execPath, [CLI_MAIN, 'attach', id, '--follow'], { env: { ...process.env, HOLDFAST_HOME: h.home }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const follower = spawn(process.execPath, [CLI_MAIN, 'attach', id, '--follow'], { env: h.env(), stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     follower.stdout.on('data', (d: Buffer) => (out += d.toString()));
     try {
@@ -40,7 +40,7 @@ describe('holdfast attach --follow (DESIGN §7)', () => {
     const sock = `${h.home}/tmux.sock`;
     const tmux = (args: string[]): Promise<string> =>
       new Promise((res, rej) => {
-        const p = spawn('tmux', ['-S', sock, ...args], { env: { ...process.env, HOLDFAST_HOME: h.home } });
+        const p = spawn('tmux', ['-S', sock, ...args], { env: h.env() });
         let o = '';
         p.stdout.on('data', (d: Buffer) => (o += d.toString()));
         p.on('exit', (code) => (code === 0 ? res(o) : rej(new Error(`tmux ${args.join(' ')} exited ${code}`))));

@@ -18,7 +18,7 @@ describe('holdfast restart-daemon while a command streams output (DESIGN §4.5)'
     assert.equal(r.ok, true);
     const start = r.cmd!.outputStart;
 
-    const follower = spawn(process.execPath, [CLI_MAIN, 'attach', id, '--follow', '--from', String(start)], { env: { ...process.env, HOLDFAST_HOME: h.home }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const follower = spawn(process.execPath, [CLI_MAIN, 'attach', id, '--follow', '--from', String(start)], { env: h.env(), stdio: ['ignore', 'pipe', 'pipe'] });
     let followed = '';
     follower.stdout.on('data', (d: Buffer) => (followed += d.toString()));
     try {
@@ -35,18 +35,18 @@ describe('holdfast restart-daemon while a command streams output (DESIGN §4.5)'
       // Read everything from the command's start: contiguous offsets, no gap, every line once.
       let text = '';
       let at = start;
-      await pollUntil('END', async () => {
+      await pollUntil('the END line', async () => {
         const rr = await c2.call('session.read', { id, from: at, max: 65536, wait_ms: 1000 });
         assert.equal(rr.gap, false);
         assert.equal(rr.offset, at, 'offsets run on');
         text += Buffer.from(rr.data).toString();
         at = rr.next;
-        return text.includes('END');
+        return /^END\r?$/m.test(text);
       }, 20_000);
       const lines = text.split(/\r?\n/).filter((l) => l.startsWith('line-'));
       assert.deepEqual(lines, Array.from({ length: 60 }, (_, i) => `line-${i + 1}`));
 
-      await pollUntil('the follower to resume and see END', () => followed.includes('END'), 20_000);
+      await pollUntil('the follower to resume and see the END line', () => /^END\r?$/m.test(followed), 20_000);
       const followedLines = followed.split(/\r?\n/).filter((l) => l.startsWith('line-'));
       assert.deepEqual(followedLines, lines, 'the follower saw every byte exactly once');
     } finally {

@@ -19,6 +19,8 @@ export interface GuardianManifest {
   build: string;
   /** Absolute path of the bundle it runs (a guardian never loads newer code from disk). */
   bundlePath: string;
+  /** Build of the daemon that spawned it (since proto 1, optional). */
+  daemonBuild?: string;
   createdAt: number;
 }
 

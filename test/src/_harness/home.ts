@@ -97,8 +97,25 @@ export class TestHome {
     this.layout = homeLayout(this.home);
     this.workspace = join(this.home, 'ws');
     mkdirSync(this.workspace, { recursive: true });
+    mkdirSync(join(this.home, 'user'), { recursive: true, mode: 0o700 });
     const cfg = { workspaces: [{ name: 'ws', path: this.workspace }], ...config };
     writeFileSync(this.layout.config, toYaml(cfg), { mode: 0o600 });
+  }
+
+  /**
+   * Environment for processes of this home: `HOLDFAST_HOME`, and an empty `HOME` of its own so
+   * shells never load (or, when killed mid-start, break) the machine user's rc files — a killed
+   * pyenv rehash leaves a lock that stalls every later bash for 60 s.
+   */
+  env(extra: Record<string, string> = {}): Record<string, string> {
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+    return { ...env, HOLDFAST_HOME: this.home, HOME: this.userHome, ...extra };
+  }
+
+  /** The `HOME` of this home's processes (empty folder). */
+  get userHome(): string {
+    return join(this.home, 'user');
   }
 
   /** Environment marker every process of this home carries. */
@@ -107,10 +124,10 @@ export class TestHome {
   }
 
   /** Starts holdfastd as a child and waits until it answers. */
-  async startDaemon(): Promise<number> {
+  async startDaemon(extraEnv: Record<string, string> = {}): Promise<number> {
     const child = spawn(process.execPath, [DAEMON_MAIN, 'run', '--home', this.home], {
       stdio: ['ignore', 'ignore', 'pipe'],
-      env: { ...process.env, HOLDFAST_HOME: this.home },
+      env: this.env(extraEnv),
     });
     let err = '';
     child.stderr!.on('data', (d: Buffer) => {
@@ -153,7 +170,7 @@ export class TestHome {
   /** Runs the `holdfast` CLI with this home. */
   cli(args: string[], opts: { timeoutMs?: number; input?: string } = {}): Promise<CliResult> {
     return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [CLI_MAIN, ...args], { env: { ...process.env, HOLDFAST_HOME: this.home }, stdio: ['pipe', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [CLI_MAIN, ...args], { env: this.env(), stdio: ['pipe', 'pipe', 'pipe'] });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -48,9 +48,7 @@ export class AdapterProcess {
 
 /** Environment of processes started for `home` (keeps the test run's leak marker). */
 export function homeEnv(home: TestHome, extra: Record<string, string> = {}): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
-  return { ...env, HOLDFAST_HOME: home.home, ...extra };
+  return home.env(extra);
 }
 
 /**
