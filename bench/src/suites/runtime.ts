@@ -73,6 +73,8 @@ export async function runtimeSuite(): Promise<void> {
     // PTY flood.
     const bytes = 200 * 1024 * 1024;
     const raw = await sample(3, () => timeShell(`yes | head -c ${bytes} > /dev/null`), 1);
+    // The same pipeline on a PTY with no holdfast layer: script(1) copying the PTY to /dev/null.
+    const ptyFloor = await sample(1, () => timeShell(`script -qfec "yes | head -c ${bytes}" /dev/null > /dev/null`), 0);
     const flood = await c.call('session.open', { principal: 'flood', workspace: 'ws' });
     const fid = flood.session.remote_session_id;
     const echoMs: number[] = [];
@@ -91,6 +93,7 @@ export async function runtimeSuite(): Promise<void> {
     const floodMs = await floodDone;
     const mbps = (ms: number): string => `${(bytes / 1e6 / (ms / 1000)).toFixed(0)} MB/s`;
     report({ suite: S, measure: 'PTY flood yes|head -c 200M', value: mbps(floodMs), baseline: `pipeline → /dev/null ${mbps(median(raw))}`, ratio: ratio(median(raw), floodMs), note: 'throughput ratio, goal ≥ 0.5×' });
+    report({ suite: S, measure: 'PTY flood vs a bare PTY consumer', value: mbps(floodMs), baseline: `script(1) on a PTY ${mbps(median(ptyFloor))}`, ratio: ratio(median(ptyFloor), floodMs), note: 'the kernel PTY is the limit' });
     report({ suite: S, measure: "other session's echo during the flood", value: `p50 ${fmtMs(median(echoMs))} p99 ${fmtMs(percentile(echoMs, 99))}`, baseline: 'goal p99 ≤ 50 ms', ratio: '', note: `${echoMs.length} samples` });
   } finally {
     await h.cleanup().catch((err: Error) => process.stderr.write(`cleanup: ${err.message}\n`));
