@@ -9,7 +9,7 @@ describe('renderTerminalText', () => {
     assert.equal(r('\x1b[31mred\x1b[0m and \x1b[1;32mgreen\x1b[m\r\n'), 'red and green');
   });
   it('applies carriage-return overwrites like a terminal', () => {
-    assert.equal(r('progress 10%\rprogress 99%\rdone\n'), 'donegress 99%');
+    assert.equal(r('progress 10%\rprogress 99%\rdone\n'), 'doneress 99%');
     assert.equal(r('50%\r\x1b[Kdone\n'), 'done');
   });
   it('removes bracketed paste and OSC markers', () => {
