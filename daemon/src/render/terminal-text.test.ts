@@ -12,6 +12,10 @@ describe('renderTerminalText', () => {
     assert.equal(r('progress 10%\rprogress 99%\rdone\n'), 'doneress 99%');
     assert.equal(r('50%\r\x1b[Kdone\n'), 'done');
   });
+  it('applies column moves, so a spinner redrawn with ESC[1G leaves no trace', () => {
+    assert.equal(r('\x1b[1G⠙\x1b[0K\x1b[1G\x1b[0Kbad.ts(1,7): error\n'), 'bad.ts(1,7): error');
+    assert.equal(r('abcdef\x1b[3DXY\x1b[1CZ\n'), 'abcXYfZ');
+  });
   it('removes bracketed paste and OSC markers', () => {
     assert.equal(r('\x1b[?2004h\x1b]633;HFabc;C\x07out\x1b]0;title\x1b\\put\x1b[?2004l\n'), 'output');
   });

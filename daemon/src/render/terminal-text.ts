@@ -1,7 +1,8 @@
 /**
  * Renders terminal output bytes as the text given to the model (DESIGN §5): ANSI escape
  * sequences (CSI, OSC, DCS, two-byte ESC) removed — which also removes bracketed-paste markers
- * and any shell-integration OSC — carriage returns applied as overwrites within the line,
+ * and any shell-integration OSC — carriage returns and column moves (`ESC[nG`, `ESC[nC`,
+ * `ESC[nD`) applied as overwrites within the line,
  * backspaces applied, `ESC[K` honoured, and CRLF turned into LF. Invalid UTF-8 at a cut edge is
  * dropped.
  */
@@ -29,12 +30,16 @@ export function renderTerminalText(bytes: Uint8Array): string {
         let j = i + 2;
         while (j < s.length && s.charCodeAt(j) >= 0x20 && s.charCodeAt(j) <= 0x3f) j++;
         const final = s[j];
+        const params = s.slice(i + 2, j);
         if (final === 'K') {
-          const params = s.slice(i + 2, j);
           if (params === '' || params === '0') line.length = Math.min(line.length, col);
           else if (params === '2') {
             line = [];
           }
+        } else if (final === 'G' || final === 'C' || final === 'D') {
+          // Cursor to column n (CHA), forward n, back n: spinners redraw with ESC[1G (npm, cargo).
+          const n = /^\d+$/.test(params) ? Number(params) : 1;
+          col = final === 'G' ? Math.max(0, n - 1) : final === 'C' ? col + n : Math.max(0, col - n);
         }
         i = j;
         continue;
