@@ -50,7 +50,7 @@ describe('HTTP pipeline with a stand-in daemon', () => {
         maxConcurrency: 8,
         requestsPerMinute: 10_000,
       },
-      { catalog, forwarder, validator: new AjvJsonSchemaValidator() },
+      { catalog, forwarder, validator: new AjvJsonSchemaValidator(), resources: null },
       () => undefined,
     );
   });

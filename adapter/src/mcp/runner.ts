@@ -3,6 +3,7 @@ import type { HomeLayout } from '@holdfast/shared/paths';
 import { DaemonClient } from '../daemon-client.js';
 import { ForwardConstants } from './constants.js';
 import { startHttpServer, type RunningHttpServer } from './http.js';
+import { daemonResources } from './resources.js';
 import type { ResolvedServe } from './serve-options.js';
 import type { ServerDeps } from './server-factory.js';
 import { startStdio, type RunningStdio } from './stdio.js';
@@ -50,7 +51,7 @@ export async function startServe(
     requestTimeoutMs: resolved.requestTimeoutMs,
     deadlineMs: resolved.requestTimeoutMs + ForwardConstants.DAEMON_DEADLINE_MARGIN_MS,
   });
-  const deps: ServerDeps = { catalog, forwarder, validator: new AjvJsonSchemaValidator() };
+  const deps: ServerDeps = { catalog, forwarder, validator: new AjvJsonSchemaValidator(), resources: client ? daemonResources(client) : null };
 
   let http: RunningHttpServer | null = null;
   let stdio: RunningStdio | null = null;

@@ -10,6 +10,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/server';
 import { HttpConstants } from './constants.js';
+import { resourceError, type ResourceBackend } from './resources.js';
 import type { Principal } from './principals.js';
 import { UnknownToolError, type Era, type ToolForwarder } from './tool-call.js';
 import type { ToolCatalog } from './tool-catalog.js';
@@ -21,14 +22,16 @@ import type { ToolCatalog } from './tool-catalog.js';
  * what is expensive — tool JSON Schemas — is rendered once in the {@link ToolCatalog} and shared.
  *
  * Served: `tools/list` (the principal's tools, DESIGN §6.2), `tools/call` (forwarded to the
- * daemon), `logging/setLevel` (2025 era), `resources/*` and `prompts/*` (nothing listed yet;
- * reading an unknown URI is the SEP-2164 `-32602` error carrying the URI).
+ * daemon), `logging/setLevel` (2025 era), `resources/*` (task logs, through the daemon; an unknown
+ * or foreign URI is the SEP-2164 `-32602` error carrying the URI) and `prompts/*` (none).
  */
 export interface ServerDeps {
   catalog: ToolCatalog;
   forwarder: ToolForwarder;
   /** One validator shared by every instance (the SDK would otherwise build one per instance). */
   validator: jsonSchemaValidator;
+  /** Task-log resources from the daemon; null serves an empty resource list. */
+  resources: ResourceBackend | null;
 }
 
 /** Resolves the caller of a request (HTTP: from the authenticated request; stdio: fixed). */
@@ -77,10 +80,22 @@ export function buildServer(deps: ServerDeps, era: Era, principalOf: PrincipalRe
       throw err;
     }
   });
-  server.setRequestHandler('resources/list', () => ({ resources: [] }));
-  server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: [] }));
-  server.setRequestHandler('resources/read', (req) => {
-    throw new ResourceNotFoundError(req.params.uri, `Resource ${req.params.uri} not found`);
+  const resources = deps.resources;
+  server.setRequestHandler('resources/templates/list', async () => (resources ? await resources.templates() : { resourceTemplates: [] }));
+  server.setRequestHandler('resources/list', async (req, ctx) => {
+    if (!resources) return { resources: [] };
+    const p = principalOf(ctx);
+    return resources.list(p.name, deps.catalog.callableBy(p), req.params?.cursor);
+  });
+  server.setRequestHandler('resources/read', async (req, ctx) => {
+    const uri = req.params.uri;
+    if (!resources) throw new ResourceNotFoundError(uri, `Resource ${uri} not found`);
+    const p = principalOf(ctx);
+    try {
+      return await resources.read(uri, p.name, deps.catalog.callableBy(p));
+    } catch (err) {
+      throw resourceError(uri, err);
+    }
   });
   server.setRequestHandler('prompts/list', () => ({ prompts: [] }));
   server.setRequestHandler('prompts/get', (req) => {
