@@ -7,7 +7,7 @@ import { commandLine, typedLineFromEcho } from './command-line.js';
 import { CommandLimits, ShellTimings } from './constants.js';
 import { looksLikePrompt, probeForeground } from './input-probe.js';
 import { killEscalate } from './process-killer.js';
-import { readProcStat } from './proc-table.js';
+import { readProcStat } from '@holdfast/shared/protocol';
 import type { MarkerEvent, PtyHost } from './pty-host.js';
 import type { ScreenModel } from './screen-model.js';
 

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { listProcesses, procLink, readProcStat } from './proc-table.js';
+import { listProcesses, procLink, readProcStat } from '@holdfast/shared/protocol';
 
 /**
  * Is the foreground of the terminal waiting for terminal input? (DESIGN §5 "awaiting input")

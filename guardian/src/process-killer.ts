@@ -1,5 +1,5 @@
 import { KillGraces } from '@holdfast/shared/protocol';
-import { isLive, listProcesses, type ProcStat } from './proc-table.js';
+import { isLive, listProcesses, type ProcStat } from '@holdfast/shared/protocol';
 
 /**
  * Kill escalation (DESIGN §4.4): SIGHUP → SIGTERM → SIGKILL, each followed by a grace during which

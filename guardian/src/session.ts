@@ -24,7 +24,7 @@ import { log } from './log.js';
 import { writeManifest } from './manifest.js';
 import { OrphanTimer } from './orphan-timer.js';
 import { OutputReader, type SourceState } from './output-reader.js';
-import { procLink } from './proc-table.js';
+import { procLink } from '@holdfast/shared/protocol';
 import { findShell, PtyHost, type ShellExit } from './pty-host.js';
 import { routeRequest } from './request-router.js';
 import { ScreenModel } from './screen-model.js';

@@ -1,38 +1,95 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 /**
- * Process identity on Linux: the start time of a pid (field 22 of `/proc/<pid>/stat`, clock ticks
- * since boot). A pid alone can be reused; pid + start time cannot (DESIGN §4.5).
- * Returns null when the process does not exist (or /proc is unavailable).
+ * Reading the Linux process table (`/proc/<pid>/stat`): process identity (pid + start time — a
+ * pid alone can be reused, DESIGN §4.5), and the ids needed to find every process of a terminal
+ * session or process group (DESIGN §4.4) and a terminal's foreground process group (DESIGN §5).
+ * Used by the guardian (kill escalation, input probes) and the daemon (recovery, sweeps).
  */
-export function processStartTime(pid: number): string | null {
+export interface ProcStat {
+  pid: number;
+  /** State letter (`R`, `S`, `Z`, …). */
+  state: string;
+  ppid: number;
+  /** Process group id (field 5). */
+  pgrp: number;
+  /** Session id (field 6). */
+  sid: number;
+  /** Foreground process group of the controlling terminal (field 8), -1 without one. */
+  tpgid: number;
+  /** Start time in clock ticks since boot (field 22). */
+  startTime: string;
+}
+
+/** Parses `/proc/<pid>/stat`; null when the process is gone (or /proc is unavailable). */
+export function readProcStat(pid: number): ProcStat | null {
+  let stat: string;
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    // The command name (field 2) is in parentheses and may contain spaces: split after the last ')'.
-    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // rest[0] is field 3 (state); field 22 is rest[19].
-    const start = rest[19];
-    return start && /^\d+$/.test(start) ? start : null;
+    stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+  } catch {
+    return null;
+  }
+  // The command name (field 2) is in parentheses and may contain anything: split after the last ')'.
+  // rest[0] is field 3 (state).
+  const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return {
+    pid,
+    state: rest[0] ?? '?',
+    ppid: Number(rest[1]),
+    pgrp: Number(rest[2]),
+    sid: Number(rest[3]),
+    tpgid: Number(rest[5]),
+    startTime: rest[19] ?? '',
+  };
+}
+
+/** Every process visible in /proc (zombies included; filter with {@link isLive}). */
+export function listProcesses(): ProcStat[] {
+  const out: ProcStat[] = [];
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return out;
+  }
+  for (const n of names) {
+    const c = n.charCodeAt(0);
+    if (c < 48 || c > 57) continue;
+    const s = readProcStat(Number(n));
+    if (s) out.push(s);
+  }
+  return out;
+}
+
+/** True for a process that still runs (not a zombie, not gone). */
+export function isLive(s: ProcStat): boolean {
+  return s.state !== 'Z' && s.state !== 'X' && s.state !== 'x';
+}
+
+/** Target of the `readlink` of `/proc/<pid>/<what>` (`cwd`, `exe`, `fd/0`…), or null. */
+export function procLink(pid: number, what: string): string | null {
+  try {
+    return readlinkSync(`/proc/${pid}/${what}`);
   } catch {
     return null;
   }
 }
 
-/** State letter of a pid (`R`, `S`, `Z`, …) or null if gone. A zombie counts as gone for us. */
+/** Start time of a pid (see {@link ProcStat.startTime}); null when it does not exist. */
+export function processStartTime(pid: number): string | null {
+  const s = readProcStat(pid);
+  return s && /^\d+$/.test(s.startTime) ? s.startTime : null;
+}
+
+/** State letter of a pid or null if gone. */
 export function processState(pid: number): string | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) || null;
-  } catch {
-    return null;
-  }
+  return readProcStat(pid)?.state ?? null;
 }
 
 /** True when `pid` runs, is not a zombie, and (if given) still has the recorded start time. */
 export function isProcessAlive(pid: number, startTime?: string | null): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
-  const state = processState(pid);
-  if (state === null || state === 'Z' || state === 'X') return false;
-  if (startTime) return processStartTime(pid) === startTime;
-  return true;
+  const s = readProcStat(pid);
+  if (s === null || !isLive(s)) return false;
+  return startTime ? s.startTime === startTime : true;
 }

@@ -1,5 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { isProcessAlive, KillGraces } from '@holdfast/shared/protocol';
+import { readFileSync } from 'node:fs';
+import { isLive, isProcessAlive, KillGraces, listProcesses } from '@holdfast/shared/protocol';
 
 /**
  * Backstop of DESIGN §4.4 ("after kill, prune or TTL no process started for the session
@@ -11,19 +11,10 @@ import { isProcessAlive, KillGraces } from '@holdfast/shared/protocol';
 export function findSessionProcesses(gid: string): number[] {
   const marker = `HOLDFAST_SESSION=${gid}`;
   const found: number[] = [];
-  let pids: string[];
-  try {
-    pids = readdirSync('/proc');
-  } catch {
-    return found;
-  }
-  for (const p of pids) {
-    if (!/^\d+$/.test(p)) continue;
-    const pid = Number(p);
-    if (pid === process.pid) continue;
+  for (const p of listProcesses()) {
+    if (p.pid === process.pid || !isLive(p)) continue;
     try {
-      const env = readFileSync(`/proc/${p}/environ`, 'latin1');
-      if (env.split('\0').includes(marker) && isProcessAlive(pid)) found.push(pid);
+      if (readFileSync(`/proc/${p.pid}/environ`, 'latin1').split('\0').includes(marker)) found.push(p.pid);
     } catch {
       // gone, or not ours to read
     }
