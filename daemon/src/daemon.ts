@@ -243,7 +243,7 @@ export class Daemon {
     await this.manager?.byeAll();
     if (this.db) {
       try {
-        this.eventsRepo.append({ kind: 'daemon.stopped', data: { pid: process.pid } });
+        this.eventsRepo.append({ kind: 'daemon.stopped', data: { pid: process.pid } }); // flushes queued events first
         checkpoint(this.db);
         this.db.close();
       } catch (err) {

@@ -32,11 +32,16 @@ export interface EventQuery {
   status?: string;
 }
 
+/** Longest delay of a queued tool-call event, ms. */
+export const EVENT_FLUSH_MS = 25;
+
 /** Append-only event log. Every session state change writes one row (issue 2). */
 export class EventsRepo {
   private readonly insertStmt;
   private readonly bySession;
   private readonly queries = new Map<string, ReturnType<Db['prepare']>>();
+  private pending: { e: NewEvent; at: number }[] = [];
+  private flushScheduled = false;
 
   constructor(private readonly db: Db) {
     this.insertStmt = db.prepare(
@@ -45,8 +50,37 @@ export class EventsRepo {
     this.bySession = db.prepare<[string, number, number], EventRow>('SELECT * FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?');
   }
 
-  /** Appends an event; returns its sequence number. */
+  /** Appends an event at once; returns its sequence number. */
   append(e: NewEvent, at: number = Date.now()): number {
+    this.flush();
+    return this.insert(e, at);
+  }
+
+  /**
+   * Queues an event and writes the queue within {@link EVENT_FLUSH_MS} in one transaction (one WAL
+   * append for a burst of tool calls instead of one per call). Readers flush first, so history is
+   * never stale; a crash loses at most that window of tool-call events (never lifecycle events,
+   * which use {@link append}).
+   */
+  appendSoon(e: NewEvent, at: number = Date.now()): void {
+    this.pending.push({ e, at });
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setTimeout(() => this.flush(), EVENT_FLUSH_MS).unref();
+  }
+
+  /** Writes queued events (see {@link appendSoon}). */
+  flush(): void {
+    this.flushScheduled = false;
+    if (this.pending.length === 0) return;
+    const batch = this.pending;
+    this.pending = [];
+    this.db.transaction(() => {
+      for (const { e, at } of batch) this.insert(e, at);
+    })();
+  }
+
+  private insert(e: NewEvent, at: number): number {
     const r = this.insertStmt.run({
       at,
       session_id: e.session_id ?? null,
@@ -65,6 +99,7 @@ export class EventsRepo {
    * tool and/or status (observe view=history, issue 5).
    */
   query(q: EventQuery): EventRow[] {
+    this.flush();
     const where: string[] = ['e.seq > @after'];
     if (q.sessionId !== undefined) where.push('e.session_id = @session');
     else where.push('((e.session_id IS NULL AND e.workspace = @workspace) OR e.session_id IN (SELECT id FROM sessions WHERE workspace = @workspace AND principal = @principal))');
@@ -81,6 +116,7 @@ export class EventsRepo {
 
   /** Events of one session after `afterSeq`, oldest first. */
   listForSession(sessionId: string, afterSeq = 0, limit = 100): EventRow[] {
+    this.flush();
     return this.bySession.all(sessionId, afterSeq, limit);
   }
 }

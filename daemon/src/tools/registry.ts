@@ -53,7 +53,7 @@ export async function callTool(name: string, rawArgs: Record<string, unknown>, c
     const ctx = typeof rawArgs.remote_session_id === 'string' ? { remote_session_id: rawArgs.remote_session_id } : {};
     result = failure(type, err, { context: ctx });
   }
-  services.events.append({
+  services.events.appendSoon({
     session_id: result.envelope.context.remote_session_id ?? null,
     kind: 'tool.call',
     tool: name,
