@@ -69,6 +69,12 @@ export const OutputLimits = {
   PTY_LOG_SEGMENTS: 4,
   /** A task's on-disk log stops growing here and is flagged truncated, bytes (per stream). */
   TASK_LOG_MAX_BYTES: 32 * 1024 * 1024,
+  /**
+   * Large data in a result's text block at most, bytes: the text block is short and human-readable
+   * (DESIGN §6.3) and large data is never mirrored — the whole value is in `structuredContent.data`
+   * (field failure #16). Command output shows its tail, file content its head.
+   */
+  TEXT_BLOCK_MAX_BYTES: 16 * 1024,
   /** Text returned to the model per response, bytes (head dropped beyond). */
   MODEL_TEXT_MAX_BYTES: 64 * 1024,
 } as const;

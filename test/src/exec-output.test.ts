@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { OutputLimits } from '@holdfast/shared/constants';
 import { pollUntil, TestHome } from './_harness/home.js';
 import { openSession, startExecSession, toolCaller } from './_harness/tools.js';
 
@@ -24,7 +25,7 @@ describe('execute output: caps, offsets, argv, piped tasks (issue 5)', () => {
     assert.equal(r.env.data.truncated, true);
     assert.match(out, /^\[output head dropped: showing the last \d+ bytes of \d+; full log: holdfast:\/\/remote-sessions\/rs_\w+\/tasks\/task_\w+\/logs \(observe view=logs\)\]\n/);
     assert.ok(out.endsWith('\n1999999\n2000000'));
-    assert.ok(Buffer.byteLength(r.text) <= 9 * 1024, 'the text block repeats at most 8 KiB');
+    assert.ok(Buffer.byteLength(r.text) <= OutputLimits.TEXT_BLOCK_MAX_BYTES + 1024, 'the text block repeats at most TEXT_BLOCK_MAX_BYTES (16 KiB)');
     assert.ok(!JSON.stringify(r.env).includes(r.text.slice(-2000) + r.text.slice(-2000)), 'no field repeats the text twice');
 
     // Page through the whole log by offset, starting where the continuation action says.

@@ -6,7 +6,7 @@ import type { ByteSource } from './byte-source.js';
 import { capHead, headDroppedMarker, renderTail, taskLogUri, type RenderedRange } from './rendered-output.js';
 
 /** Output repeated in the result's text block at most (the full capped text is in `data`), bytes. */
-export const TEXT_BLOCK_OUTPUT_MAX_BYTES = 8 * 1024;
+export const TEXT_BLOCK_OUTPUT_MAX_BYTES = OutputLimits.TEXT_BLOCK_MAX_BYTES;
 /** Screen lines shown in the text block while a command awaits input. */
 const SCREEN_LINES_SHOWN = 20;
 

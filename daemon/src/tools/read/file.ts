@@ -1,5 +1,5 @@
 import { closeSync } from 'node:fs';
-import { FileLimits } from '@holdfast/shared/constants';
+import { FileLimits, OutputLimits } from '@holdfast/shared/constants';
 import { HoldfastError } from '@holdfast/shared/errors';
 import type { ReadItem, ResultAction } from '@holdfast/shared/tools';
 import { loadFacts, type FileFacts } from '../../files/file-facts.js';
@@ -164,8 +164,21 @@ export async function readFile(ws: FileWorkspace, raw: ReadItem, opts: ReadFileO
         : `last ${w.lines} lines`;
     const header = `${p.rel} · ${range} · ${formatSummary(facts)} · sha256 ${short(facts.sha256)}`;
     const footer = next ? `\n[more: read(path="${p.rel}", offset=${w.next!.offset}${w.next!.line_byte_offset > 0 ? `, line_byte_offset=${w.next!.line_byte_offset}` : ''})]` : '';
-    return { path: p.rel, data, text: `${header}\n${w.content}${footer}`, bytes: Buffer.byteLength(w.content), ...(next ? { next } : {}) };
+    return { path: p.rel, data, text: `${header}\n${textBlockContent(w.content)}${footer}`, bytes: Buffer.byteLength(w.content), ...(next ? { next } : {}) };
   } finally {
     closeSync(file.fd);
   }
+}
+
+/**
+ * The content as it appears in the text block: whole up to `TEXT_BLOCK_MAX_BYTES`, else its head
+ * and a note — the whole window is in `data.content` (DESIGN §6.3: large data never mirrored).
+ */
+export function textBlockContent(content: string): string {
+  const max = OutputLimits.TEXT_BLOCK_MAX_BYTES;
+  if (content.length <= max / 4 || Buffer.byteLength(content) <= max) return content;
+  let head = Buffer.from(content).subarray(0, max).toString('utf8').replace(/\uFFFD+$/, '');
+  const nl = head.lastIndexOf('\n');
+  if (nl > max / 2) head = head.slice(0, nl + 1);
+  return `${head}${head.endsWith('\n') ? '' : '\n'}[… the text block shows the first ${Buffer.byteLength(head)} of ${Buffer.byteLength(content)} bytes; the whole window is in structuredContent.data.content]`;
 }
