@@ -18,6 +18,17 @@ describe('holdfast CLI errors when the daemon is down', () => {
     assert.equal(r.code, 2);
     assert.match(r.stderr, /unknown option '--bogus'/);
   });
+
+  it('bad arguments are usage errors (exit 2) before any daemon is contacted', async () => {
+    const kill = await h.cli(['kill']);
+    assert.equal(kill.code, 2);
+    assert.match(kill.stderr, /kill needs a session id or --all/);
+    const prune = await h.cli(['prune', '--idle-seconds', 'abc']);
+    assert.equal(prune.code, 2);
+    assert.match(prune.stderr, /--idle-seconds needs a whole number/);
+    const attach = await h.cli(['attach', 'x', '--from', '-1']);
+    assert.equal(attach.code, 2);
+  });
 });
 
 describe('holdfast doctor and CLI errors with a daemon', () => {

@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { buildString } from '@holdfast/shared/build';
 import { HoldfastError } from '@holdfast/shared/errors';
 import { COMMANDS } from './commands/index.js';
+import { UsageError } from './usage-error.js';
 
 /**
  * `holdfast` — the one CLI binary (DESIGN §7): `serve`, `daemon run|stop|status`, `list`,
@@ -33,6 +34,11 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv).catch((err: unknown) => {
+  if (err instanceof UsageError) {
+    process.stderr.write(`holdfast: ${err.message} (run holdfast --help for usage)\n`);
+    process.exitCode = 2;
+    return;
+  }
   const msg = err instanceof HoldfastError ? `holdfast: ${err.code}: ${err.message}` : `holdfast: ${(err as Error).message ?? String(err)}`;
   process.stderr.write(msg + '\n');
   process.exitCode = process.exitCode && process.exitCode !== 0 ? process.exitCode : 1;

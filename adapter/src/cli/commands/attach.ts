@@ -1,11 +1,8 @@
 import type { Command } from 'commander';
 import { HoldfastError } from '@holdfast/shared/errors';
 import { cliClient } from '../client.js';
+import { wholeNumber } from '../usage-error.js';
 
-function parseOffset(v: string): number {
-  if (!/^\d+$/.test(v)) throw new HoldfastError('BAD_REQUEST', `--from needs a byte offset, got "${v}"`);
-  return Number(v);
-}
 
 /**
  * `holdfast attach <id> [--follow] [--from OFFSET]` (DESIGN §7): the current screen (or the raw
@@ -17,7 +14,7 @@ export function registerAttach(program: Command): void {
     .command('attach <id>')
     .description('show a session\'s screen, then (--follow) its live output; Ctrl-C detaches')
     .option('-f, --follow', 'keep printing new output')
-    .option('--from <offset>', 'print raw output from this byte offset instead of the screen', parseOffset)
+    .option('--from <offset>', 'print raw output from this byte offset instead of the screen', wholeNumber('--from'))
     .action(async (id: string, o: { follow?: boolean; from?: number }) => {
       // A follower keeps reconnecting through daemon restarts for up to a minute.
       const c = cliClient({ giveUpMs: o.follow ? 60_000 : 1500 });

@@ -23,8 +23,7 @@ export function registerList(program: Command): void {
           s.principal,
           String(s.shell_pid ?? '-'),
           s.busy ? 'busy' : 'idle',
-          shortDuration(s.idle_seconds),
-          shortDuration(s.ttl_seconds),
+          ...(s.state === 'running' || s.state === 'starting' ? [shortDuration(s.idle_seconds), shortDuration(s.ttl_seconds)] : ['-', '-']),
         ]);
         process.stdout.write(table(['ID', 'STATE', 'WORKSPACE', 'PRINCIPAL', 'SHELL', 'BUSY', 'IDLE', 'TTL'], rows));
       });

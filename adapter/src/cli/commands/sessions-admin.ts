@@ -1,18 +1,14 @@
 import type { Command } from 'commander';
-import { HoldfastError } from '@holdfast/shared/errors';
 import { printJson, withClient } from '../client.js';
+import { UsageError, wholeNumber } from '../usage-error.js';
 
-function parseSeconds(v: string): number {
-  if (!/^\d+$/.test(v)) throw new HoldfastError('BAD_REQUEST', `--idle-seconds needs a whole number of seconds, got "${v}"`);
-  return Number(v);
-}
 
 /** `holdfast prune [--idle-seconds N]` and `holdfast kill <id> | --all` (DESIGN §7). */
 export function registerSessionsAdmin(program: Command): void {
   program
     .command('prune')
     .description('end idle sessions (default: past their TTL tier; --idle-seconds 0: every idle one); busy ones are kept')
-    .option('--idle-seconds <n>', 'idle longer than this', parseSeconds)
+    .option('--idle-seconds <n>', 'idle longer than this', wholeNumber('--idle-seconds'))
     .option('--json', 'print JSON')
     .action(async (o: { idleSeconds?: number; json?: boolean }) => {
       await withClient(async (c) => {
@@ -27,7 +23,7 @@ export function registerSessionsAdmin(program: Command): void {
     .option('--all', 'end every live session')
     .option('--json', 'print JSON')
     .action(async (id: string | undefined, o: { all?: boolean; json?: boolean }) => {
-      if ((id === undefined) === (o.all !== true)) throw new HoldfastError('BAD_REQUEST', 'give a session id or --all (not both)');
+      if ((id === undefined) === (o.all !== true)) throw new UsageError('kill needs a session id or --all (not both)');
       await withClient(async (c) => {
         const r = await c.call('session.kill', o.all ? { all: true } : { id: id! }, { retry: 'never', deadlineMs: 120_000 });
         if (o.json) return printJson(r);
