@@ -90,22 +90,36 @@ export async function stageWrite(target: string, data: Buffer, opts: AtomicWrite
     opts.journal?.end(temp);
     throw err;
   }
+  return staged(target, temp, opts.journal, {
+    rename: () => rename(temp, target),
+    fsyncDir: () => fsyncDir(dirname(target)),
+    unlink: () => unlink(temp).catch(() => undefined),
+  });
+}
+
+/** The commit/abort half of a staged write; `ops` are the file operations (sync or async). */
+function staged(
+  target: string,
+  temp: string,
+  journal: AtomicWriteOptions['journal'],
+  ops: { rename: () => unknown; fsyncDir: () => unknown; unlink: () => unknown },
+): StagedWrite {
   let done = false;
   return {
     target,
     temp,
     async commit() {
       if (done) return;
-      await rename(temp, target);
+      await ops.rename();
       done = true;
-      opts.journal?.end(temp);
-      await fsyncDir(dirname(target));
+      journal?.end(temp);
+      await ops.fsyncDir();
     },
     async abort() {
       if (done) return;
       done = true;
-      await unlink(temp).catch(() => undefined);
-      opts.journal?.end(temp);
+      await ops.unlink();
+      journal?.end(temp);
     },
   };
 }
@@ -158,28 +172,17 @@ function stageWriteSync(target: string, data: Buffer, opts: AtomicWriteOptions):
     opts.journal?.end(temp);
     throw err;
   }
-  let done = false;
-  return {
-    target,
-    temp,
-    async commit() {
-      if (done) return;
-      renameSync(temp, target);
-      done = true;
-      opts.journal?.end(temp);
-      fsyncDirSync(dirname(target));
-    },
-    async abort() {
-      if (done) return;
-      done = true;
+  return staged(target, temp, opts.journal, {
+    rename: () => renameSync(temp, target),
+    fsyncDir: () => fsyncDirSync(dirname(target)),
+    unlink: () => {
       try {
         unlinkSync(temp);
       } catch {
         // already gone
       }
-      opts.journal?.end(temp);
     },
-  };
+  });
 }
 
 /**
