@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { pollUntil, TestHome } from './_harness/home.js';
@@ -110,6 +110,49 @@ describe('execute in the session terminal (issue 5)', () => {
     assert.equal(r.env.status, 'failed');
     assert.equal(r.env.error!.code, 'BAD_REQUEST');
     assert.match(r.env.error!.message, /no command is running/);
+  });
+
+  it('stdin needs the id of the command running in the terminal; input never reaches an idle shell', async () => {
+    const done = await run({ command: 'echo finished-before' });
+    const finishedId = done.env.data.execution_task_id as string;
+    const r = await run({ command: "read -p 'Who? ' n; echo hello $n", yield_time_ms: 30_000 });
+    assert.equal(r.env.data.awaiting_input, true, r.text);
+    const id = r.env.data.execution_task_id as string;
+
+    const noId = await run({ action: 'stdin', text: 'touch typed-without-id', keys: ['Enter'] });
+    assert.equal(noId.env.error!.code, 'BAD_REQUEST');
+    assert.match(noId.env.error!.message, /needs execution_task_id/);
+    assert.ok(noId.env.error!.message.includes(id), 'the message names the running command');
+    const wrongId = await run({ action: 'stdin', execution_task_id: finishedId, text: 'touch typed-for-finished', keys: ['Enter'] });
+    assert.equal(wrongId.env.error!.code, 'BAD_REQUEST');
+    assert.match(wrongId.env.error!.message, new RegExp(`${finishedId} is not running in the terminal \\(the terminal runs ${id} instead\\)`));
+
+    const answered = await run({ action: 'stdin', execution_task_id: id, text: 'Grace', keys: ['Enter'] });
+    assert.equal(answered.env.data.exit_code, 0, answered.text);
+    assert.match(answered.env.data.output, /hello Grace$/);
+    // Its command is over: the same id now refers to nothing that reads input.
+    const late = await run({ action: 'stdin', execution_task_id: id, text: 'touch typed-too-late', keys: ['Enter'] });
+    assert.equal(late.env.error!.code, 'BAD_REQUEST');
+    assert.match(late.env.error!.message, /no command is running in the terminal/);
+    await run({ command: 'true' });
+    for (const f of ['typed-without-id', 'typed-for-finished', 'typed-too-late']) assert.equal(existsSync(join(h.workspace, f)), false, `${f} was never typed into the shell`);
+  });
+
+  it('cwd stays inside the workspace: .., absolute paths outside and symlinks leading out are refused', async () => {
+    mkdirSync(join(h.workspace, 'inner', 'deep'), { recursive: true });
+    symlinkSync('/etc', join(h.workspace, 'etc-link'));
+    symlinkSync('inner', join(h.workspace, 'inner-link'));
+    for (const cwd of ['../..', '..', 'inner/../..', '/etc', '/', 'etc-link', 'inner-link/../etc-link']) {
+      const r = await run({ command: 'pwd', cwd });
+      assert.equal(r.env.status, 'failed', `cwd ${cwd}: ${r.text}`);
+      assert.equal(r.env.error!.code, 'PATH_OUTSIDE_WORKSPACE', `cwd ${cwd}: ${r.text}`);
+    }
+    const bg = await run({ argv: ['pwd'], shell: false, cwd: 'etc-link' });
+    assert.equal(bg.env.error!.code, 'PATH_OUTSIDE_WORKSPACE', 'argv runs are held to the same rule');
+    assert.equal((await run({ command: 'pwd', cwd: 'inner/deep' })).env.data.output, join(h.workspace, 'inner', 'deep'));
+    assert.equal((await run({ command: 'pwd', cwd: 'inner-link' })).env.data.output, join(h.workspace, 'inner'), 'a symlink that stays inside is followed');
+    assert.equal((await run({ command: 'pwd', cwd: join(h.workspace, 'inner') })).env.data.output, join(h.workspace, 'inner'), 'an absolute path inside the workspace is accepted');
+    assert.equal((await run({ command: 'pwd', cwd: 'missing' })).env.error!.code, 'BAD_REQUEST');
   });
 
   it('runs with a real TTY: isatty is True True, tty names a pts', async () => {

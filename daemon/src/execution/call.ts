@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
+import { isAbsolute, relative, sep } from 'node:path';
 import { HoldfastError } from '@holdfast/shared/errors';
 import type { executeTool } from '@holdfast/shared/tools';
 import type * as z from 'zod';
 import type { DiagnosticFormat } from '../diagnostics/index.js';
+import { resolveWorkspacePath } from '../files/workspace-path.js';
 import { discoverProject, findTask } from '../project/index.js';
 import type { ProjectConfig } from '../policy/project-config.js';
 import type { TaskKind, TaskOrigin } from '../store/tasks-repo.js';
@@ -39,7 +40,8 @@ export interface ResolvedCall {
 /**
  * Resolves and validates run arguments.
  * @throws HoldfastError `BAD_REQUEST` for a wrong combination, an env name, a missing folder or
- *   an unknown task (its message lists the known ones).
+ *   an unknown task (its message lists the known ones); `PATH_OUTSIDE_WORKSPACE` for a `cwd` that
+ *   leads outside the workspace (see {@link resolveCwd}).
  */
 export function resolveCall(args: ExecuteArgs, workspaceRoot: string, project: () => ProjectConfig): ResolvedCall {
   const given = [args.command !== undefined, args.argv !== undefined, args.task !== undefined].filter(Boolean).length;
@@ -83,16 +85,29 @@ export function resolveCall(args: ExecuteArgs, workspaceRoot: string, project: (
   };
 }
 
-function resolveCwd(cwd: string, root: string): string {
-  const abs = isAbsolute(cwd) ? cwd : resolve(root, cwd);
+/**
+ * The absolute, canonical folder of a one-off `cwd` (issue 5: relative to the workspace root).
+ * Resolved like every file tool path (files/workspace-path.ts): `..` segments, absolute paths
+ * outside the root and symlinks anywhere on the path that lead out are refused. An absolute path
+ * inside the root is taken as the same path relative to it (results and confirmations show
+ * absolute folders).
+ * @throws HoldfastError `PATH_OUTSIDE_WORKSPACE` (escapes), `BAD_REQUEST` (not a folder, NUL).
+ */
+export function resolveCwd(cwd: string, root: string): string {
+  let input = cwd;
+  if (isAbsolute(cwd)) {
+    const rel = relative(root, cwd);
+    if (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel)) input = rel.split(sep).join('/');
+  }
+  const p = resolveWorkspacePath(root, input, { followFinal: true });
   let ok = false;
   try {
-    ok = statSync(abs).isDirectory();
+    ok = statSync(p.real).isDirectory();
   } catch {
     ok = false;
   }
   if (!ok) throw new HoldfastError('BAD_REQUEST', `cwd ${cwd} is not a folder (relative paths start at the workspace root ${root})`);
-  return abs;
+  return p.real;
 }
 
 /**

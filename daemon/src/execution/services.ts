@@ -13,4 +13,11 @@ export interface ExecutionServices {
   receipts: IdempotencyRepo;
   /** `.holdfast.yaml` per workspace root (command narrowing and project tasks). */
   projects: ProjectConfigCache;
+  /**
+   * Runs with an `idempotency_key` that are being started, keyed `session \0 key`: settled once
+   * the task row and receipt exist and the guardian has the command (or starting failed). A
+   * repeated call waits on it instead of starting a second command (in-process only; the receipt
+   * row covers restarts).
+   */
+  starting: Map<string, Promise<void>>;
 }

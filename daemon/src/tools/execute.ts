@@ -13,7 +13,7 @@ import type { GuardianLink } from '../sessions/link.js';
 import type { SessionRow } from '../store/sessions-repo.js';
 import type { TaskRow } from '../store/tasks-repo.js';
 import type { ToolContext } from './context.js';
-import { action, failure, outcome, type ToolOutcome } from './envelope.js';
+import { action, failure, type ToolOutcome } from './envelope.js';
 
 /** Default wait of `run`, `attach` and `stdin`, ms (issue 5). */
 export const DEFAULT_YIELD_MS = 10_000;
@@ -74,19 +74,29 @@ async function run(args: ExecuteArgs, session: SessionRow, ctx: ToolContext, yie
   }
 
   const fp = fingerprint(call);
+  const key = args.idempotency_key;
   let existing: TaskRow | undefined;
-  if (args.idempotency_key !== undefined) {
-    const receipt = ex.receipts.get(RECEIPT_TOOL, rs, args.idempotency_key);
+  if (key !== undefined) {
+    // The same key being started by another call right now: wait until its task exists (issue 5).
+    const slot = startingSlot(rs, key);
+    for (let p = ex.starting.get(slot); p !== undefined; p = ex.starting.get(slot)) await p;
+    const receipt = ex.receipts.get(RECEIPT_TOOL, rs, key);
     if (receipt) {
       if (receipt.args_sha256 !== fp) {
-        throw new HoldfastError('IDEMPOTENCY_CONFLICT', `idempotency_key ${args.idempotency_key} was used for a different command, cwd, env or purpose in this session; use a new key for a new command`, { retryable: false });
+        throw new HoldfastError('IDEMPOTENCY_CONFLICT', `idempotency_key ${key} was used for a different command, cwd, env or purpose in this session; use a new key for a new command`, {
+          retryable: false,
+          details: { idempotency_key: key },
+        });
       }
       existing = ex.tasks.get((JSON.parse(receipt.receipt) as { execution_task_id: string }).execution_task_id);
+      // A run that never started leaves nothing to return: the call runs afresh.
+      if (existing?.state === 'failed') existing = undefined;
     }
   }
   if (existing && existing.state !== 'waiting_confirmation') {
-    // The same call again: the receipt is the task itself.
-    return follow(existing, session, ctx, yieldMs, args);
+    // The same call again: the receipt is the task itself; wait on it like attach (a background
+    // task's first answer did not wait either).
+    return replayed(await follow(existing, session, ctx, existing.kind === 'background' ? 0 : yieldMs, args));
   }
 
   let id = existing?.id ?? newId('executionTask');
@@ -95,13 +105,13 @@ async function run(args: ExecuteArgs, session: SessionRow, ctx: ToolContext, yie
     const pending = existing;
     const valid = pending !== undefined && (pending.expires_at ?? 0) > now;
     if (!(args.user_confirmed === true && valid)) {
-      const key = args.idempotency_key ?? newId('confirmation');
+      const confirmKey = key ?? newId('confirmation');
       const expires = now + rules.confirm_ttl_s * 1000;
       if (pending) {
         ex.tasks.update(pending.id, { expires_at: expires });
       } else {
-        ex.tasks.insert(newRow(id, call, session, ctx, fp, verdict, 'waiting_confirmation', { expires_at: expires, idempotency_key: key }));
-        ex.receipts.put({ tool: RECEIPT_TOOL, session_id: rs, key, args_sha256: fp, receipt: JSON.stringify({ execution_task_id: id }), created_at: now });
+        ex.tasks.insert(newRow(id, call, session, ctx, fp, verdict, 'waiting_confirmation', { expires_at: expires, idempotency_key: confirmKey }));
+        ex.receipts.put({ tool: RECEIPT_TOOL, session_id: rs, key: confirmKey, args_sha256: fp, receipt: JSON.stringify({ execution_task_id: id }), created_at: now });
       }
       const summary = confirmationSummary(call, verdict.segments.find((s) => s.decision === 'confirm')?.rule ?? null);
       try {
@@ -109,7 +119,7 @@ async function run(args: ExecuteArgs, session: SessionRow, ctx: ToolContext, yie
       } catch {
         // asking runs nothing
       }
-      return confirmationOutcome(ex.tasks.get(id)!, args, key, summary, verdict, pending !== undefined && !valid && args.user_confirmed === true);
+      return confirmationOutcome(ex.tasks.get(id)!, args, confirmKey, summary, verdict, pending !== undefined && !valid && args.user_confirmed === true);
     }
   }
   if (existing) id = existing.id;
@@ -170,50 +180,90 @@ async function start(
 ): Promise<ToolOutcome> {
   const ex = ctx.services.execution;
   const rs = session.id;
-  const link = await ctx.services.sessions.ensureLink(rs);
-  // The audit line comes first: if it cannot be written, nothing runs (issue 5).
-  ex.audit.append({
-    ...auditBase(call, session, ctx),
-    event: 'execute.run',
-    execution_task_id: id,
-    decision: verdict.decision,
-    ...(verdict.segments.length ? { rule: verdict.segments.map((s) => s.rule).join('; ') } : {}),
-    ...(pending ? { confirmed: true } : {}),
-  });
-  const now = Date.now();
-  if (pending) ex.tasks.update(id, { state: 'running', started_at: now, expires_at: null });
-  else ex.tasks.insert(newRow(id, call, session, ctx, fp, verdict, 'running', { started_at: now, idempotency_key: args.idempotency_key ?? null }));
-  const notStarted = (error: string): void => {
-    // A confirmed call that could not start stays confirmable; a plain one is marked failed.
-    if (pending) ex.tasks.update(id, { state: 'waiting_confirmation', started_at: null, expires_at: Date.now() + ctx.services.config.config.security.commands.confirm_ttl_s * 1000, error });
-    else ex.tasks.update(id, { state: 'failed', ended_at: Date.now(), error });
-  };
+  const key = args.idempotency_key;
+  // Until the row, the receipt and the guardian's command exist, a repeated call with this key
+  // waits (run() above) instead of starting the command a second time.
+  const slot = key !== undefined ? startingSlot(rs, key) : null;
+  let settle = (): void => undefined;
+  if (slot !== null) {
+    let resolve!: () => void;
+    const started = new Promise<void>((r) => (resolve = r));
+    ex.starting.set(slot, started);
+    settle = () => {
+      if (ex.starting.get(slot) === started) ex.starting.delete(slot);
+      resolve();
+    };
+  }
+  try {
+    const link = await ctx.services.sessions.ensureLink(rs);
+    // The audit line comes first: if it cannot be written, nothing runs (issue 5).
+    ex.audit.append({
+      ...auditBase(call, session, ctx),
+      event: 'execute.run',
+      execution_task_id: id,
+      decision: verdict.decision,
+      ...(verdict.segments.length ? { rule: verdict.segments.map((s) => s.rule).join('; ') } : {}),
+      ...(pending ? { confirmed: true } : {}),
+    });
+    const now = Date.now();
+    if (pending) ex.tasks.update(id, { state: 'running', started_at: now, expires_at: null });
+    else ex.tasks.insert(newRow(id, call, session, ctx, fp, verdict, 'running', { started_at: now, idempotency_key: key ?? null }));
+    // The receipt is written with the row, before the guardian is asked: a retry after a lost
+    // answer (adapter killed, daemon restarted) finds this task instead of running it again.
+    if (key !== undefined && !pending) putReceipt(ctx, rs, key, fp, id);
+    const notStarted = (error: string): void => {
+      // A confirmed call that could not start stays confirmable; a plain one is marked failed.
+      if (pending) ex.tasks.update(id, { state: 'waiting_confirmation', started_at: null, expires_at: Date.now() + ctx.services.config.config.security.commands.confirm_ttl_s * 1000, error });
+      else ex.tasks.update(id, { state: 'failed', ended_at: Date.now(), error });
+    };
 
-  if (call.kind === 'foreground') {
-    const r = await link.exec({ id, command: foregroundLine(call), waitMs: yieldMs }).catch((err: unknown) => {
+    if (call.kind === 'foreground') {
+      // With a key the command is started without waiting, so a repeated call can wait on it
+      // (g.wait) as soon as this one is released; then this call waits the same way.
+      const r = await link.exec({ id, command: foregroundLine(call), waitMs: slot !== null ? 0 : yieldMs }).catch((err: unknown) => {
+        notStarted((err as Error).message);
+        throw err;
+      });
+      if (!r.ok) {
+        notStarted(r.reason);
+        if (r.reason === 'command_already_running' && r.running) return alreadyRunning(r.running, args, rs);
+        throw new HoldfastError(r.reason === 'shell_exited' ? 'SESSION_EXITED' : 'GUARDIAN_UNAVAILABLE', `the session's shell is not available (${r.reason}); reset it with session(action="reset_shell")`);
+      }
+      settle();
+      let rec: CommandRecord | TaskRecord = r.cmd;
+      if (slot !== null && yieldMs > 0 && rec.state === 'running') rec = await link.wait({ id, waitMs: yieldMs });
+      return afterRecord(rec, link, ctx);
+    }
+
+    let rec: TaskRecord;
+    try {
+      const cwd = call.cwd ?? (await link.status()).cwd ?? session.workspace_root;
+      rec = await link.spawn({ id, ...(call.argv ? { argv: call.argv } : { command: call.command! }), cwd, ...(call.env ? { env: call.env } : {}) });
+    } catch (err) {
       notStarted((err as Error).message);
       throw err;
-    });
-    if (!r.ok) {
-      notStarted(r.reason);
-      if (r.reason === 'command_already_running' && r.running) return alreadyRunning(r.running, args, rs);
-      throw new HoldfastError(r.reason === 'shell_exited' ? 'SESSION_EXITED' : 'GUARDIAN_UNAVAILABLE', `the session's shell is not available (${r.reason}); reset it with session(action="reset_shell")`);
     }
-    if (args.idempotency_key !== undefined && !pending) putReceipt(ctx, rs, args.idempotency_key, fp, id);
-    return afterRecord(r.cmd, link, ctx);
+    settle();
+    if (!call.background && yieldMs > 0) rec = (await link.wait({ id, waitMs: yieldMs })) as TaskRecord;
+    return afterRecord(rec, link, ctx);
+  } finally {
+    settle();
   }
+}
 
-  let rec: TaskRecord;
-  try {
-    const cwd = call.cwd ?? (await link.status()).cwd ?? session.workspace_root;
-    rec = await link.spawn({ id, ...(call.argv ? { argv: call.argv } : { command: call.command! }), cwd, ...(call.env ? { env: call.env } : {}) });
-  } catch (err) {
-    notStarted((err as Error).message);
-    throw err;
-  }
-  if (args.idempotency_key !== undefined && !pending) putReceipt(ctx, rs, args.idempotency_key, fp, id);
-  if (!call.background && yieldMs > 0) rec = (await link.wait({ id, waitMs: yieldMs })) as TaskRecord;
-  return afterRecord(rec, link, ctx);
+/** Key of `ExecutionServices.starting` for one session and key. */
+function startingSlot(rs: string, key: string): string {
+  return `${rs}\0${key}`;
+}
+
+/** Marks the answer to a repeated call with the same `idempotency_key` (issue 5). */
+function replayed(o: ToolOutcome): ToolOutcome {
+  const id = o.envelope.context.execution_task_id;
+  return {
+    ...o,
+    envelope: { ...o.envelope, hints: { ...o.envelope.hints, idempotent_replay: true } },
+    text: `${id ? `Same idempotency_key as an earlier call: this is its task ${id}, not a new run.\n` : ''}${o.text}`,
+  };
 }
 
 function putReceipt(ctx: ToolContext, rs: string, key: string, fp: string, id: string): void {
@@ -294,9 +344,11 @@ async function stop(row: TaskRow, session: SessionRow, ctx: ToolContext): Promis
 // ---- stdin -----------------------------------------------------------------------------------
 
 /**
- * `stdin`: text, then named keys, to the foreground command running in the terminal. Refused when
- * nothing runs there (typed text would become a command that no policy judged) and for piped tasks
- * (their stdin is /dev/null).
+ * `stdin`: text, then named keys, to the foreground command running in the terminal, named by
+ * `execution_task_id` (it must be the guardian's current foreground command). Refused without that
+ * id, when nothing or another command runs there (typed text would become a shell command that no
+ * policy judged) and for piped tasks (their stdin is /dev/null). The audit line records sizes and
+ * key names, never the text.
  */
 async function stdin(args: ExecuteArgs, session: SessionRow, ctx: ToolContext, yieldMs: number): Promise<ToolOutcome> {
   if (args.text === undefined && (args.keys === undefined || args.keys.length === 0)) throw new HoldfastError('BAD_REQUEST', 'action=stdin needs text and/or keys');
@@ -307,9 +359,15 @@ async function stdin(args: ExecuteArgs, session: SessionRow, ctx: ToolContext, y
   if (row && row.kind !== 'foreground') throw new HoldfastError('BAD_REQUEST', `${row.id} is a piped task; its stdin is /dev/null. Only the terminal's foreground command takes input`);
   const link = await ctx.services.sessions.ensureLink(rs);
   const fg = (await link.status()).foreground;
-  if (!fg || (row && fg.id !== row.id)) {
-    const running = fg ? ` (the terminal runs ${fg.id} instead)` : '';
-    throw new HoldfastError('BAD_REQUEST', `${row ? `${row.id} is not running in the terminal${running}` : 'no command is running in the terminal'}; stdin goes to a running program — to run a command use action=run`, {
+  if (!row) {
+    const what = fg ? `the terminal runs ${fg.id}: pass execution_task_id="${fg.id}" if the input is meant for it` : 'no command is running in the terminal';
+    throw new HoldfastError('BAD_REQUEST', `action=stdin needs execution_task_id, the running command the input is for (${what}); input is never typed into an idle shell — to run a command use action=run`, {
+      retryable: false,
+    });
+  }
+  if (!fg || fg.id !== row.id) {
+    const running = fg ? ` (the terminal runs ${fg.id} instead)` : ' (no command is running in the terminal)';
+    throw new HoldfastError('BAD_REQUEST', `${row.id} is not running in the terminal${running}; stdin goes to a running program — to run a command use action=run`, {
       retryable: false,
     });
   }
@@ -322,8 +380,5 @@ async function stdin(args: ExecuteArgs, session: SessionRow, ctx: ToolContext, y
     keys: args.keys ?? [],
   });
   await link.input({ ...(args.text !== undefined ? { text: args.text } : {}), ...(args.keys !== undefined ? { keys: args.keys } : {}) });
-  if (!ctx.services.execution.tasks.get(fg.id)) {
-    return outcome('execute.stdin', 'succeeded', { written: true, foreground: fg.id }, `Input sent to ${fg.id} (a command typed in the terminal).`, { context: { remote_session_id: rs } });
-  }
   return afterRecord(await link.wait({ id: fg.id, waitMs: yieldMs }), link, ctx);
 }
