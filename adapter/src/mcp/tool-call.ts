@@ -121,7 +121,9 @@ export class ToolForwarder {
     const started = performance.now();
     let result: ToolResult;
     if (!origin.principal.allowed.has(name)) {
-      result = failedResult('TOOL_NOT_ALLOWED', `tool ${name} is not allowed for principal "${origin.principal.name}"; allowed: ${origin.principal.allowedTools.join(', ')}`, false);
+      // Name only tools this adapter serves (reserved names in a profile are not callable).
+      const callable = this.catalog.callableBy(origin.principal);
+      result = failedResult('TOOL_NOT_ALLOWED', `tool ${name} is not allowed for principal "${origin.principal.name}"; allowed: ${callable.join(', ') || '(none)'}`, false);
       this.account(name, origin, started, result, 'refused');
       return result;
     }
@@ -140,15 +142,16 @@ export class ToolForwarder {
     if (origin.requestId !== null) context.request_id = origin.requestId;
     if (origin.mcpSessionId !== undefined) context.mcp_session_id = origin.mcpSessionId;
     if (origin.conversationHeader !== undefined) context.conversation_header = origin.conversationHeader;
+    const retry = entry.retryFor(parsed.value);
     try {
-      const r = await this.backend.callTool(name, parsed.value, context, { retry: entry.retry, deadlineMs: this.opts.deadlineMs, signal: origin.signal });
+      const r = await this.backend.callTool(name, parsed.value, context, { retry, deadlineMs: this.opts.deadlineMs, signal: origin.signal });
       const problem = checkToolOutput(entry.def, r.structuredContent);
       result =
         problem === null
           ? { content: r.content, structuredContent: r.structuredContent, isError: r.isError }
           : failedResult('INTERNAL', `holdfastd returned a ${name} result that does not match its output schema (${problem}); this is a bug, please report it`, false);
     } catch (err) {
-      result = this.errorResult(name, rawArgs, entry.retry, err, origin.signal);
+      result = this.errorResult(name, rawArgs, retry, err, origin.signal);
     }
     this.account(name, origin, started, result, null);
     return result;

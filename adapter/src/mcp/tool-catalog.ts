@@ -7,8 +7,35 @@ import type { Principal } from './principals.js';
 export interface CatalogEntry {
   def: ToolDef;
   listing: ToolListing;
-  /** Read-only and idempotent tools are re-sent after a daemon reconnect; others are not (DESIGN §4.5). */
-  retry: RetryPolicy;
+  /**
+   * Whether a call with these (parsed) arguments is re-sent after a daemon reconnect (DESIGN §4.5):
+   * see {@link retryPolicyFor}.
+   */
+  retryFor: (args: Record<string, unknown>) => RetryPolicy;
+}
+
+/** Per-argument retry rules of tools that are neither read-only nor idempotent as a whole. */
+const ARGUMENT_RETRY: Readonly<Record<string, (args: Record<string, unknown>) => RetryPolicy>> = {
+  // attach and status only wait and look; a run with an idempotency_key is deduplicated by the
+  // daemon (the same key returns the task the first attempt started). Other runs, stop and stdin
+  // are never repeated behind the client's back.
+  execute: (args) => {
+    const action = args.action ?? 'run';
+    if (action === 'attach' || action === 'status') return 'idempotent';
+    if (action === 'run' && typeof args.idempotency_key === 'string') return 'idempotent';
+    return 'never';
+  },
+};
+
+/**
+ * The retry policy of a tool's calls (DESIGN §4.5: adapters re-send idempotent calls after a
+ * reconnect, e.g. across `holdfast restart-daemon`): `idempotent` for read-only or idempotent
+ * tools (`workspace`, `read`, `observe`, `runtime_read`, `session`, …), by argument for
+ * `execute` (`attach`, `status`, and `run` with an `idempotency_key`), `never` otherwise.
+ */
+export function retryPolicyFor(def: ToolDef): (args: Record<string, unknown>) => RetryPolicy {
+  if (def.annotations.readOnlyHint || def.annotations.idempotentHint) return () => 'idempotent';
+  return ARGUMENT_RETRY[def.name] ?? (() => 'never');
 }
 
 /**
@@ -27,8 +54,7 @@ export class ToolCatalog {
     const hash = createHash('sha256');
     for (const def of tools) {
       const listing = toolListing(def);
-      const retry: RetryPolicy = def.annotations.readOnlyHint || def.annotations.idempotentHint ? 'idempotent' : 'never';
-      this.entries.set(def.name, { def, listing, retry });
+      this.entries.set(def.name, { def, listing, retryFor: retryPolicyFor(def) });
       hash.update(JSON.stringify(listing));
     }
     this.revision = hash.digest('hex').slice(0, 16);
