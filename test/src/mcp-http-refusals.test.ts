@@ -18,7 +18,8 @@ import {
 /**
  * Every HTTP refusal of DESIGN §6.2, proven with raw requests (node:http, exact headers) against a
  * real `holdfast serve --http` process: 403 Host/Origin before dispatch, 401 after ≥ 100 ms with
- * `WWW-Authenticate`, `?token=` only when allowed, 413, 408, 429 and 503 with `Retry-After: 1`,
+ * `WWW-Authenticate`, `?token=` only when allowed, 413, 408, 429 (failed authentications in their
+ * own bucket) and 503 (in flight, body budget) with `Retry-After: 1`,
  * 404 for unknown transport sessions (field failure #7) and other paths, 405 for other methods.
  */
 const TOOLS_LIST_LEGACY = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list', params: {} });
@@ -174,7 +175,7 @@ describe('HTTP refusals on a running adapter (DESIGN §6.2)', () => {
   });
 });
 
-describe('429 per source address', () => {
+describe('429 per principal and source address; failed authentications in a bucket of their own', () => {
   const h = new TestHome();
   let a: AdapterProcess;
   before(async () => {
@@ -185,17 +186,72 @@ describe('429 per source address', () => {
     await h.cleanup();
   });
 
-  it('refuses the 4th request in a minute with Retry-After: 1, whatever its credentials', async () => {
+  it('a flood without a valid token is throttled on its own and never locks out the real client', async () => {
     const token = ownerToken(h);
+    // Every local client comes from 127.0.0.1: the failures must not spend the owner's budget.
+    for (let i = 0; i < 3; i++) {
+      const r = await rawRequest(a.url, { headers: legacyHeaders(i === 0 ? 'wrong-token' : null), body: TOOLS_LIST_LEGACY });
+      assert.equal(r.status, 401);
+      assert.ok(r.elapsedMs >= 95, `401 after ${r.elapsedMs} ms`);
+    }
+    const anonymous = await rawRequest(a.url, { headers: legacyHeaders(null), body: TOOLS_LIST_LEGACY });
+    assert.equal(anonymous.status, 429, 'failed authentications are rate-limited');
+    assert.equal(anonymous.headers['retry-after'], '1');
+    assert.equal((await rawRequest(a.url, { headers: legacyHeaders('another-wrong-token'), body: TOOLS_LIST_LEGACY })).status, 429);
+
     for (let i = 0; i < 3; i++) {
       const r = await rawRequest(a.url, { headers: legacyHeaders(token), body: TOOLS_LIST_LEGACY });
-      assert.equal(r.status, 200);
+      assert.equal(r.status, 200, 'the valid token still gets through after the flood');
     }
     const limited = await rawRequest(a.url, { headers: legacyHeaders(token), body: TOOLS_LIST_LEGACY });
-    assert.equal(limited.status, 429);
+    assert.equal(limited.status, 429, 'the principal has its own budget, and it is limited too');
     assert.equal(limited.headers['retry-after'], '1');
-    const anonymous = await rawRequest(a.url, { headers: legacyHeaders(null), body: TOOLS_LIST_LEGACY });
-    assert.equal(anonymous.status, 429, 'the rate limit runs before authentication');
+  });
+});
+
+describe('503 beyond the in-flight body budget', () => {
+  const h = new TestHome();
+  let a: AdapterProcess;
+  before(async () => {
+    a = await startAdapter(h, ['--max-inflight-body-bytes', '100000']);
+  });
+  after(async () => {
+    await a.kill9();
+    await h.cleanup();
+  });
+
+  it('answers 503 with Retry-After: 1 while other bodies hold the budget, and serves again after', async () => {
+    const token = ownerToken(h);
+    const body = TOOLS_LIST_LEGACY + ' '.repeat(60_000 - TOOLS_LIST_LEGACY.length); // 60 000 bytes of valid JSON
+    const u = new URL(a.url);
+    // Request 1 sends 50 000 bytes of its body and waits: the adapter holds them.
+    let firstStatus = 0;
+    const first = httpRequest({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: legacyHeaders(token, { 'content-length': String(body.length) }), agent: false }, (res) => {
+      firstStatus = res.statusCode ?? 0;
+      res.resume();
+    });
+    const firstDone = new Promise<void>((resolve, reject) => {
+      first.on('close', () => resolve());
+      first.on('error', reject);
+    });
+    first.write(body.slice(0, 50_000));
+    // Poll until the held bytes leave no room for a second 60 000-byte body (no sleeps).
+    let busy: Awaited<ReturnType<typeof rawRequest>> | undefined;
+    for (let i = 0; i < 100; i++) {
+      busy = await rawRequest(a.url, { headers: legacyHeaders(token), body });
+      if (busy.status === 503) break;
+      assert.equal(busy.status, 200);
+    }
+    assert.equal(busy!.status, 503);
+    assert.equal(busy!.headers['retry-after'], '1');
+    assert.match(busy!.body, /request bodies in flight/);
+    // A small body still fits beside the held one.
+    assert.equal((await rawRequest(a.url, { headers: legacyHeaders(token), body: TOOLS_LIST_LEGACY })).status, 200);
+    first.end(body.slice(50_000));
+    await firstDone;
+    assert.equal(firstStatus, 200);
+    const again = await rawRequest(a.url, { headers: legacyHeaders(token), body });
+    assert.equal(again.status, 200, 'the budget is given back when a request is answered');
   });
 });
 

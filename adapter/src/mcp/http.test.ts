@@ -49,6 +49,7 @@ describe('HTTP pipeline with a stand-in daemon', () => {
         requestTimeoutMs: 300,
         maxConcurrency: 8,
         requestsPerMinute: 10_000,
+        maxInflightBodyBytes: 64 << 20,
       },
       { catalog, forwarder, validator: new AjvJsonSchemaValidator(), resources: null },
       () => undefined,

@@ -5,16 +5,17 @@ import { AuthConstants, HttpConstants } from './constants.js';
 import { BearerAuthenticator } from './auth.js';
 import { HostOriginGuard } from './host-origin.js';
 import { LegacySessions } from './legacy-sessions.js';
-import { ConcurrencyGate, RateLimiter } from './limits.js';
+import { BodyBudget, ConcurrencyGate, RateLimiter, rateBucket } from './limits.js';
 import { readBody, rpcErrorBody, sendJson, toWebRequest, writeWebResponse } from './node-bridge.js';
 import type { Principal } from './principals.js';
 import { buildServer, httpPrincipal, type ServerDeps } from './server-factory.js';
 
 /**
  * The Streamable HTTP endpoint `/mcp` (DESIGN §6.1, §6.2). Every request passes, in order:
- * Host/Origin (403) → path (404) → rate per source address (429) → method (405) → concurrency
- * (503) → bearer auth (401, answered after ≥ 100 ms) → body size (413) → MCP dispatch under the
- * request timeout (408). Dispatch routes by protocol era: 2026-07-28 requests to the SDK's
+ * Host/Origin (403) → path (404) → method (405) → bearer auth (401, answered after ≥ 100 ms;
+ * failures are rate-limited in a bucket of their own per source address → 429) → rate per
+ * principal and source address (429) → concurrency (503) → body size (413) and the in-flight
+ * body budget (503) → MCP dispatch under the request timeout (408). Dispatch routes by protocol era: 2026-07-28 requests to the SDK's
  * stateless per-request handler (`legacy: 'reject'`), 2025-era requests to transport sessions
  * or the stateless fallback ({@link LegacySessions}).
  */
@@ -29,6 +30,8 @@ export interface HttpServeConfig {
   requestTimeoutMs: number;
   maxConcurrency: number;
   requestsPerMinute: number;
+  /** Request-body bytes held in memory at once across all requests (else 503). */
+  maxInflightBodyBytes: number;
 }
 
 /** A listening MCP HTTP server. */
@@ -56,30 +59,48 @@ export async function startHttpServer(cfg: HttpServeConfig, deps: ServerDeps, lo
   const guard = new HostOriginGuard(cfg.allowedHosts);
   const rate = new RateLimiter(cfg.requestsPerMinute);
   const gate = new ConcurrencyGate(cfg.maxConcurrency);
+  const bodies = new BodyBudget(cfg.maxInflightBodyBytes);
   const authenticator = cfg.auth.mode === 'bearer' ? new BearerAuthenticator(cfg.auth.principals, { allowQueryToken: cfg.auth.allowQueryToken }) : null;
   const onerror = (err: Error): void => log(`mcp: ${err.message}`);
   const modern: McpHttpHandler = createMcpHandler(() => buildServer(deps, 'modern', httpPrincipal), { legacy: 'reject', onerror, maxRequestBodySize: cfg.maxBodyBytes });
   const legacy = new LegacySessions(() => buildServer(deps, 'legacy', httpPrincipal), onerror);
 
   async function dispatch(req: IncomingMessage, res: ServerResponse, principal: Principal, path: string, search: string): Promise<void> {
-    let rawBody: string | undefined;
-    let parsedBody: unknown;
-    if (req.method === 'POST') {
-      const body = await readBody(req, cfg.maxBodyBytes);
-      if (!body.ok) {
-        if (body.reason === 'too_large') {
-          sendJson(res, 413, rpcErrorBody(`Payload Too Large: the request body exceeds ${cfg.maxBodyBytes} bytes`), { connection: 'close' });
-          req.resume();
-        }
-        return;
-      }
-      const text = body.body.toString('utf8');
-      try {
-        parsedBody = JSON.parse(text);
-      } catch {
-        rawBody = text;
-      }
+    const body = req.method === 'POST' ? await readJsonBody(req, res) : { held: 0 };
+    if (body === null) return;
+    try {
+      await dispatchParsed(req, res, principal, path, search, body.rawBody, body.parsedBody);
+    } finally {
+      bodies.give(body.held);
     }
+  }
+
+  /**
+   * Reads and parses a POST body under the size limit (413) and the in-flight body budget (503);
+   * null when a refusal was sent. The raw bytes and text are not kept once parsed; `held` bytes of
+   * the budget stay taken until the request is answered.
+   */
+  async function readJsonBody(req: IncomingMessage, res: ServerResponse): Promise<{ rawBody?: string; parsedBody?: unknown; held: number } | null> {
+    const body = await readBody(req, cfg.maxBodyBytes, bodies);
+    if (!body.ok) {
+      if (body.reason === 'too_large') {
+        sendJson(res, 413, rpcErrorBody(`Payload Too Large: the request body exceeds ${cfg.maxBodyBytes} bytes`), { connection: 'close' });
+        req.resume();
+      } else if (body.reason === 'busy') {
+        sendJson(res, 503, rpcErrorBody(`Service Unavailable: request bodies in flight already hold up to ${cfg.maxInflightBodyBytes} bytes`), { 'retry-after': '1', connection: 'close' });
+        req.resume();
+      }
+      return null;
+    }
+    const text = body.body.toString('utf8');
+    try {
+      return { parsedBody: JSON.parse(text) as unknown, held: body.held };
+    } catch {
+      return { rawBody: text, held: body.held };
+    }
+  }
+
+  async function dispatchParsed(req: IncomingMessage, res: ServerResponse, principal: Principal, path: string, search: string, rawBody: string | undefined, parsedBody: unknown): Promise<void> {
     // Aborted on timeout, and on client disconnect unless the answer can still be fetched later.
     const ac = new AbortController();
     let cancelOnDisconnect = true;
@@ -136,33 +157,39 @@ export async function startHttpServer(cfg: HttpServeConfig, deps: ServerDeps, lo
     const path = q < 0 ? url : url.slice(0, q);
     const search = q < 0 ? '' : url.slice(q);
     if (path !== HttpConstants.MCP_PATH) return sendJson(res, 404, rpcErrorBody(`Not Found: the MCP endpoint is ${HttpConstants.MCP_PATH}`));
-    if (!rate.take(req.socket.remoteAddress ?? 'unknown')) {
-      return sendJson(res, 429, rpcErrorBody(`Too Many Requests: more than ${cfg.requestsPerMinute} requests per minute from this address`), { 'retry-after': '1' });
-    }
     const method = req.method ?? 'GET';
     if (method !== 'GET' && method !== 'POST' && method !== 'DELETE') {
       return sendJson(res, 405, rpcErrorBody(`Method Not Allowed: use ${ALLOWED_METHODS}`), { allow: ALLOWED_METHODS });
     }
+    const source = req.socket.remoteAddress ?? 'unknown';
+    let principal: Principal;
+    if (authenticator === null) {
+      principal = (cfg.auth as { principal: Principal }).principal;
+    } else {
+      const a = authenticator.authenticate(req.headers, search);
+      if (!a.ok) {
+        req.resume();
+        // Failed authentications have their own bucket: they throttle token guessing without
+        // spending the budget of the principals that share this address (DESIGN §6.2).
+        if (!rate.take(rateBucket(source, null))) return tooMany(res, 'failed authentications from this address');
+        return deny401(res, a.wwwAuthenticate, a.error, a.description);
+      }
+      principal = a.principal;
+    }
+    if (!rate.take(rateBucket(source, principal.name))) return tooMany(res, `requests of principal "${principal.name}" from this address`);
     const release = method === 'GET' ? () => undefined : gate.tryEnter();
     if (release === null) {
       return sendJson(res, 503, rpcErrorBody(`Service Unavailable: ${cfg.maxConcurrency} requests already in flight`), { 'retry-after': '1' });
     }
     try {
-      let principal: Principal;
-      if (authenticator === null) {
-        principal = (cfg.auth as { principal: Principal }).principal;
-      } else {
-        const a = authenticator.authenticate(req.headers, search);
-        if (!a.ok) {
-          req.resume();
-          return deny401(res, a.wwwAuthenticate, a.error, a.description);
-        }
-        principal = a.principal;
-      }
       await dispatch(req, res, principal, path, search);
     } finally {
       release();
     }
+  }
+
+  function tooMany(res: ServerResponse, what: string): void {
+    sendJson(res, 429, rpcErrorBody(`Too Many Requests: more than ${cfg.requestsPerMinute} ${what} per minute`), { 'retry-after': '1' });
   }
 
   const server: NodeHttpServer = createServer((req, res) => {

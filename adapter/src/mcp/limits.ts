@@ -1,12 +1,23 @@
 import { HttpConstants } from './constants.js';
 
 /**
- * Admission control of HTTP requests (DESIGN §6.2): a per-source-address rate limit (token
- * bucket: `perMinute` requests in a burst, refilled at `perMinute` per minute; over it → 429)
- * and an in-flight concurrency cap (over it → 503). Both answers carry `Retry-After: 1`.
+ * Admission control of HTTP requests (DESIGN §6.2): a rate limit per bucket (token bucket:
+ * `perMinute` requests in a burst, refilled at `perMinute` per minute; over it → 429), an
+ * in-flight concurrency cap (over it → 503) and a budget of request-body bytes held in memory at
+ * once (over it → 503). Every refusal carries `Retry-After: 1`.
  */
 
-/** Token bucket per source address. */
+/**
+ * The rate-limit bucket of a request: authenticated requests count per (principal, source
+ * address), failed authentications per source address in a bucket of their own — so a flood of
+ * bad or missing tokens from 127.0.0.1 (where every local client comes from) never spends the
+ * budget of the real client.
+ */
+export function rateBucket(source: string, principal: string | null): string {
+  return principal === null ? `unauthenticated\0${source}` : `principal\0${principal}\0${source}`;
+}
+
+/** Token bucket per key (see {@link rateBucket}). */
 export class RateLimiter {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
   private readonly refillPerMs: number;
@@ -18,7 +29,7 @@ export class RateLimiter {
     this.refillPerMs = perMinute / 60_000;
   }
 
-  /** Takes one request from `source`'s budget; false when it is exhausted. */
+  /** Takes one request from the budget of `source` (a bucket key); false when it is exhausted. */
   take(source: string): boolean {
     const t = this.now();
     let b = this.buckets.get(source);
@@ -63,5 +74,39 @@ export class ConcurrencyGate {
       released = true;
       this.inFlight--;
     };
+  }
+}
+
+/**
+ * Bytes of request bodies held in memory at once, across all requests (DESIGN §6.2 body limit ×
+ * concurrency would otherwise allow 32 × 64 MiB). A body is counted chunk by chunk as it arrives
+ * (a slow or declared-but-unsent body holds only what it sent) and given back when its request
+ * is answered; a request that would pass the budget gets 503 + `Retry-After: 1`.
+ */
+export class BodyBudget {
+  private used = 0;
+
+  constructor(readonly maxBytes: number) {}
+
+  /** Bytes currently held. */
+  get current(): number {
+    return this.used;
+  }
+
+  /** Bytes that can still be taken. */
+  get available(): number {
+    return this.maxBytes - this.used;
+  }
+
+  /** Takes `n` bytes; false (nothing taken) when that would pass the budget. */
+  tryTake(n: number): boolean {
+    if (this.used + n > this.maxBytes) return false;
+    this.used += n;
+    return true;
+  }
+
+  /** Gives back `n` bytes taken with {@link tryTake}. */
+  give(n: number): void {
+    this.used = Math.max(0, this.used - n);
   }
 }

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { BodyBudget } from './limits.js';
 
 /**
  * The seam between `node:http` and the SDK's web-standard `Request`/`Response`: reading a body
@@ -6,23 +7,34 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
  * write back-pressure.
  */
 
-/** Outcome of {@link readBody}. */
-export type BodyOutcome = { ok: true; body: Buffer } | { ok: false; reason: 'too_large' | 'aborted' };
+/**
+ * Outcome of {@link readBody}. `held`: bytes taken from the body budget, to give back when the
+ * request has been answered. `busy`: the body budget is spent (answer 503).
+ */
+export type BodyOutcome = { ok: true; body: Buffer; held: number } | { ok: false; reason: 'too_large' | 'aborted' | 'busy' };
 
 /**
  * Reads a request body of at most `maxBytes`. A declared `Content-Length` over the limit is
- * refused before anything is read; otherwise reading stops as soon as the limit is passed.
+ * refused before anything is read; otherwise reading stops as soon as the limit is passed. With a
+ * `budget`, every chunk is counted against it as it arrives (a declared length that does not fit
+ * what is left is refused at once); on any failure the bytes taken are given back.
  */
-export function readBody(req: IncomingMessage, maxBytes: number): Promise<BodyOutcome> {
+export function readBody(req: IncomingMessage, maxBytes: number, budget?: BodyBudget): Promise<BodyOutcome> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) return Promise.resolve({ ok: false, reason: 'too_large' });
+  if (budget !== undefined && Number.isFinite(declared) && declared > budget.available) return Promise.resolve({ ok: false, reason: 'busy' });
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let total = 0;
+    let held = 0;
     let settled = false;
     const finish = (v: BodyOutcome): void => {
       if (settled) return;
       settled = true;
+      if (!v.ok && held > 0) {
+        budget?.give(held);
+        held = 0;
+      }
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);
@@ -30,14 +42,24 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<BodyOu
       resolve(v);
     };
     const onData = (chunk: Buffer): void => {
+      if (settled) return;
       total += chunk.length;
       if (total > maxBytes) {
+        chunks.length = 0;
         finish({ ok: false, reason: 'too_large' });
         return;
       }
+      if (budget !== undefined) {
+        if (!budget.tryTake(chunk.length)) {
+          chunks.length = 0;
+          finish({ ok: false, reason: 'busy' });
+          return;
+        }
+        held += chunk.length;
+      }
       chunks.push(chunk);
     };
-    const onEnd = (): void => finish({ ok: true, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total) });
+    const onEnd = (): void => finish({ ok: true, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total), held });
     const onError = (): void => finish({ ok: false, reason: 'aborted' });
     const onClose = (): void => {
       if (!req.complete) finish({ ok: false, reason: 'aborted' });

@@ -30,6 +30,7 @@ export interface ServeFlags {
   maxConcurrency?: number;
   requestsPerMinute?: number;
   maxBodyBytes?: number;
+  maxInflightBodyBytes?: number;
   requestTimeoutMs?: number;
   toolProfile?: ToolProfileName;
   allowTool?: string[];
@@ -140,6 +141,7 @@ export function resolveServe(flags: ServeFlags, config: HoldfastConfig, layout: 
   if (!loopback && host !== '0.0.0.0' && host !== '::') allowedHosts.push(isIPv6(host) ? `[${host}]` : host);
   const limits = {
     maxBodyBytes: flags.maxBodyBytes ?? config.limits.max_body_bytes,
+    maxInflightBodyBytes: flags.maxInflightBodyBytes ?? config.limits.max_inflight_body_bytes,
     requestTimeoutMs,
     maxConcurrency: flags.maxConcurrency ?? config.limits.max_concurrency,
     requestsPerMinute: flags.requestsPerMinute ?? config.limits.requests_per_minute,

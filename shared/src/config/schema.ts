@@ -50,6 +50,10 @@ export const LimitsConfig = z.object({
   max_concurrency: z.number().int().min(1).default(32),
   requests_per_minute: z.number().int().min(1).default(120),
   read_window_bytes: z.number().int().min(1024).default(1024 * 1024),
+  /** Request-body bytes the HTTP adapter holds in memory at once, all requests together (else 503). */
+  max_inflight_body_bytes: z.number().int().min(1024).default(256 * 1024 * 1024),
+  /** How long `edit` waits for its `verify_command` before answering with the task to attach to, ms. */
+  verify_wait_ms: z.number().int().min(0).default(20_000),
 });
 
 export const WorkspaceConfig = z.object({
@@ -61,11 +65,24 @@ export type WorkspaceConfig = z.infer<typeof WorkspaceConfig>;
 
 /**
  * Command rules in force when `config.yaml` does not list its own (issue 5; docs/command-policy.md):
- * the generated config spells out the same lists. A home that wants none writes `deny: []`.
+ * the generated config spells out the same lists. A home that wants none writes `deny: []` — the
+ * built-in floor (protected folders, raw devices, killing every process; daemon/src/policy/
+ * builtins.ts) holds whatever these lists say.
+ *
+ * - deny: wiping the system, formatting disks, powering the machine off (`systemctl poweroff`,
+ *   `init 0`, …);
+ * - confirm: publishing (`git push`), containers (`docker`, `podman`), and installing third-party
+ *   code, which runs install scripts: `npm install` (also `npm i`, `npm add`, …), `npm ci` (it
+ *   installs whatever package-lock.json says, a file the agent can edit), `pnpm install|add`,
+ *   `yarn install|add` (bare `yarn` too), `pip install` (also `python3 -m pip install`).
  */
 export const DEFAULT_COMMAND_RULES = {
-  deny: ['rm -rf /', "rm -rf '/*'", 'rm -rf ~', 'mkfs', 'mkfs.*', 'shutdown', 'reboot', 'poweroff', 'halt'],
-  confirm: ['git push', 'docker', 'npm install'],
+  deny: [
+    'rm -rf /', "rm -rf '/*'", 'rm -rf ~', 'mkfs', 'mkfs.*', 'mke2fs', 'mkswap', 'wipefs', 'blkdiscard',
+    'shutdown', 'reboot', 'poweroff', 'halt', 'systemctl poweroff', 'systemctl reboot', 'systemctl halt', 'systemctl kexec',
+    'init 0', 'init 6', 'telinit 0', 'telinit 6',
+  ],
+  confirm: ['git push', 'docker', 'podman', 'npm install', 'npm ci', 'pnpm install', 'pnpm add', 'yarn install', 'yarn add', 'pip install', 'pip3 install'],
 } as const;
 
 /** `security.commands`: rules are command names with leading arguments (daemon/src/policy/rules.ts). */
