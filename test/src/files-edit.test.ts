@@ -6,7 +6,8 @@ import { FileToolsFixture, sha256 as sha, utf16le } from './_harness/files.js';
 import type { ToolReply } from './_harness/tools.js';
 
 describe('edit: byte-exact, guarded, atomic (issue 4)', () => {
-  const fx = new FileToolsFixture({ security: { commands: { deny: ['rm'] } } });
+  // verify_wait_ms: a verify_command still running after 1.5 s is handed back as a task.
+  const fx = new FileToolsFixture({ security: { commands: { deny: ['rm'] } }, limits: { verify_wait_ms: 1500 } });
   const ws = fx.ws;
   const call = (tool: string, args: Record<string, unknown>): Promise<ToolReply> => fx.call(tool, args);
   let rs = '';
@@ -305,6 +306,26 @@ describe('edit: byte-exact, guarded, atomic (issue 4)', () => {
     assert.equal(r.env.data.verify.ran, false);
     assert.equal(r.env.data.verify.decision, 'deny');
     assert.equal(bytes('v.txt').toString(), 'v4\n');
+  });
+
+  it('a verify_command still running after limits.verify_wait_ms comes back as a task to attach to, the edit applied', async () => {
+    w('slow.txt', 's1\n');
+    const started = Date.now();
+    const r = await replace('slow.txt', 's1', 's2', { verify_command: 'sleep 100' });
+    const took = Date.now() - started;
+    assert.ok(took < 10_000, `the edit answered after ${took} ms, not after the verify's 60 s`);
+    assert.equal(r.env.status, 'completed_with_issues', r.text);
+    assert.equal(bytes('slow.txt').toString(), 's2\n', 'the edit is applied');
+    assert.equal(r.env.data.verify.ran, true);
+    assert.equal(r.env.data.verify.state, 'running');
+    const id = r.env.data.verify.execution_task_id as string;
+    assert.match(id, /^task_/);
+    const attach = r.env.actions.find((a) => a.tool === 'execute' && a.arguments.action === 'attach');
+    assert.ok(attach, JSON.stringify(r.env.actions));
+    assert.equal(attach.arguments.execution_task_id, id);
+    assert.match(r.text, /still running/);
+    const stopped = await call('execute', { action: 'stop', remote_session_id: rs, execution_task_id: id });
+    assert.notEqual(stopped.env.data.state, 'running', stopped.text);
   });
 
   it('read tracking survives a daemon restart (kill -9)', async () => {

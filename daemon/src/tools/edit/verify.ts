@@ -7,8 +7,21 @@ import { effectiveCommandRules } from '../../policy/effective-rules.js';
 import type { ToolContext } from '../context.js';
 import type { FileWorkspace } from '../file-access.js';
 
-/** How long an edit waits for its verify_command, ms (it keeps running as a task after that). */
-export const VERIFY_WAIT_MS = 60_000;
+/**
+ * The wait of a verify_command ends at least this long before the request timeout, ms; the
+ * configured wait (`limits.verify_wait_ms`, default 20 s) stays well under the 60 s default
+ * request timeout of MCP SDK clients, which would otherwise give up on an edit that was applied.
+ */
+const VERIFY_REQUEST_MARGIN_MS = 10_000;
+
+/**
+ * How long an edit waits for its verify_command, ms (it keeps running as a task after that, and
+ * the edit answers `completed_with_issues` with the task to attach to): `limits.verify_wait_ms`,
+ * at most the request timeout minus a margin.
+ */
+export function verifyWaitMs(limits: { verify_wait_ms: number; request_timeout_ms: number }): number {
+  return Math.max(0, Math.min(limits.verify_wait_ms, limits.request_timeout_ms - VERIFY_REQUEST_MARGIN_MS));
+}
 /** Output of a verify_command kept in the result, bytes per stream. */
 const VERIFY_OUTPUT_MAX_BYTES = 8 * 1024;
 
@@ -34,7 +47,8 @@ export interface VerifyResult {
  * Runs an edit's `verify_command` after a successful write (issue 4), under the execute policy
  * (issue 5, policy/commands.ts with the project's narrowing): anything but `allow` is not run — a
  * check that needs confirmation or is denied says so. It runs as a background task on the
- * session's guardian in the workspace root, waited for up to VERIFY_WAIT_MS.
+ * session's guardian in the workspace root, waited for up to {@link verifyWaitMs}; one still
+ * running then comes back with `state: 'running'` and its `execution_task_id`.
  */
 export async function runVerify(ctx: ToolContext, ws: FileWorkspace, command: string, editId: string): Promise<VerifyResult> {
   const rules = effectiveCommandRules(ctx.services.config.config.security.commands, ws.files.projects.get(ws.root));
@@ -60,7 +74,7 @@ export async function runVerify(ctx: ToolContext, ws: FileWorkspace, command: st
     tasks.update(id, { state: 'failed', ended_at: Date.now(), error: (err as Error).message });
     throw err;
   }
-  const rec = await link.wait({ id, waitMs: VERIFY_WAIT_MS });
+  const rec = await link.wait({ id, waitMs: verifyWaitMs(ctx.services.config.config.limits) });
   ctx.services.execution.sync.apply(rec);
   const source = guardianSource(link);
   const base: VerifyResult = { command, ran: true, passed: false, decision: 'allow', reason: verdict.reason, execution_task_id: id };
