@@ -8,7 +8,8 @@ import type { ToolDef } from './envelope.js';
  * Schemas are JSON Schema 2020-12 (the default dialect since MCP 2025-11-25), rendered from the
  * zod definitions in this folder: input schemas with `io: 'input'` (fields with defaults are
  * optional), output schemas with `io: 'output'`. Both always have `type: "object"` at the root
- * and are self-contained (zod inlines every sub-schema; no `$ref` leaves the document).
+ * and are self-contained (zod inlines every sub-schema; no `$ref` leaves the document); open
+ * objects say `additionalProperties: true`, never `{}`.
  */
 
 /** A JSON Schema object (parsed JSON). */
@@ -25,8 +26,18 @@ export interface ToolListing {
   _meta?: Record<string, unknown>;
 }
 
+/**
+ * zod renders "any further properties" (`z.looseObject`, `z.record(z.string(), z.unknown())`) as
+ * `additionalProperties: {}`; JSON Schema means the same by `true`, which is what strict checkers
+ * (MCP Inspector `--strict`) expect. Applied to every node zod renders.
+ */
+function looseAsTrue(ctx: { jsonSchema: Record<string, unknown> }): void {
+  const extra = ctx.jsonSchema.additionalProperties;
+  if (extra !== null && typeof extra === 'object' && !Array.isArray(extra) && Object.keys(extra).length === 0) ctx.jsonSchema.additionalProperties = true;
+}
+
 function render(schema: z.ZodType, io: 'input' | 'output'): JsonSchemaObject {
-  const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io }) as Record<string, unknown>;
+  const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io, override: looseAsTrue }) as Record<string, unknown>;
   if (json.type !== undefined && json.type !== 'object') {
     throw new Error(`tool schemas must describe objects (got type ${JSON.stringify(json.type)})`);
   }
