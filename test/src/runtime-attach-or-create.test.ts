@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { TestHome } from './_harness/home.js';
+import { toolCaller } from './_harness/tools.js';
 
 describe('attach-or-create (DESIGN §4.2)', () => {
   const h = new TestHome();
@@ -38,5 +39,27 @@ describe('attach-or-create (DESIGN §4.2)', () => {
     const a = await c.call('session.open', { principal: 'carol', workspace: 'ws', affinity: 'thread' });
     const b = await c.call('session.open', { principal: 'carol', workspace: 'ws', affinity: 'thread' });
     assert.notEqual(a.session.remote_session_id, b.session.remote_session_id);
+  });
+
+  it('resuming a closed session by id is a SESSION_EXITED failure whose action opens a new session', async () => {
+    const call = toolCaller(h.client(), 'dave', ['session']);
+    const opened = await call('session', { workspace: 'ws' });
+    const id = opened.env.data.remote_session_id as string;
+    const closed = await call('session', { action: 'close', remote_session_id: id });
+    assert.equal(closed.env.status, 'succeeded', closed.text);
+    const r = await call('session', { action: 'open', remote_session_id: id });
+    assert.equal(r.isError, true);
+    assert.equal(r.env.status, 'failed');
+    assert.equal(r.env.type, 'session.exited');
+    assert.deepEqual({ code: r.env.error?.code, retryable: r.env.error?.retryable }, { code: 'SESSION_EXITED', retryable: false });
+    assert.match(r.env.error!.message, /open a new session/);
+    assert.equal(r.env.data.guide, undefined, 'no usage guide (it promises that nothing is lost)');
+    assert.ok(!/nothing is lost/.test(JSON.stringify(r.env) + r.text));
+    assert.equal(r.env.data.state, 'closed');
+    const next = r.env.actions[0]!;
+    assert.deepEqual(next, { tool: 'session', arguments: { action: 'open', workspace: 'ws' }, reason: next.reason });
+    const fresh = await call(next.tool, next.arguments);
+    assert.equal(fresh.env.status, 'succeeded', fresh.text);
+    assert.notEqual(fresh.env.data.remote_session_id, id);
   });
 });

@@ -3,7 +3,7 @@ import { HoldfastError } from '@holdfast/shared/errors';
 import type { sessionTool } from '@holdfast/shared/tools';
 import type * as z from 'zod';
 import type { ToolContext } from './context.js';
-import { action, outcome, type ToolOutcome } from './envelope.js';
+import { action, failure, outcome, type ToolOutcome } from './envelope.js';
 
 type Args = z.output<typeof sessionTool.input>;
 
@@ -16,6 +16,8 @@ const GUIDE =
  * `session` (DESIGN §4.2, issue 3): open (attach-or-create), resume by id, close, reset_shell.
  * The conversation id for `conversation` affinity is, in order: the transport session
  * (`Mcp-Session-Id`), the `X-Holdfast-Conversation-Id` header, the `conversation_id` argument.
+ * Resuming a session that has ended is a `SESSION_EXITED` failure (type `session.exited`) whose
+ * action opens a new session on the same workspace.
  */
 export async function sessionHandler(args: Args, ctx: ToolContext): Promise<ToolOutcome> {
   const { sessions } = ctx.services;
@@ -49,16 +51,21 @@ export async function sessionHandler(args: Args, ctx: ToolContext): Promise<Tool
     conversation_id: conversation,
   });
   const live = session.state === 'running' || session.state === 'starting';
+  if (!live) {
+    // Resuming a session that ended: a failure with what happened and how to go on, no usage guide.
+    const message = `session ${session.remote_session_id} has ${session.state}${session.end_reason ? ` (${session.end_reason})` : ''}: its shell and processes are gone; open a new session`;
+    return failure('session.exited', new HoldfastError('SESSION_EXITED', message, { retryable: false }), {
+      context: { remote_session_id: session.remote_session_id },
+      data: { remote_session_id: session.remote_session_id, workspace: session.workspace, workspace_root: session.workspace_root, state: session.state, end_reason: session.end_reason },
+      actions: [action('session', { action: 'open', workspace: session.workspace }, 'open a new session on the same workspace')],
+    });
+  }
   const verb = args.remote_session_id ? 'Resumed' : created ? 'Opened new' : 'Attached to live';
-  const text = live
-    ? `${verb} session ${session.remote_session_id} on ${session.workspace} (${session.workspace_root}), shell pid ${session.shell_pid}.`
-    : `Session ${session.remote_session_id} has ${session.state}${session.end_reason ? ` (${session.end_reason})` : ''}; open a new one.`;
-  return outcome(created ? 'session.created' : 'session.attached', live ? 'succeeded' : 'failed', sessionData(session, ctx), text, {
+  const text = `${verb} session ${session.remote_session_id} on ${session.workspace} (${session.workspace_root}), shell pid ${session.shell_pid}.`;
+  return outcome(created ? 'session.created' : 'session.attached', 'succeeded', sessionData(session, ctx), text, {
     context: { remote_session_id: session.remote_session_id },
     hints: { created },
-    actions: live
-      ? [action('execute', { remote_session_id: session.remote_session_id, command: 'pwd' }, 'run a command in the session')]
-      : [action('session', { action: 'open', workspace: session.workspace }, 'open a new session')],
+    actions: [action('execute', { remote_session_id: session.remote_session_id, command: 'pwd' }, 'run a command in the session')],
   });
 }
 
