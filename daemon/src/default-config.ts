@@ -19,22 +19,46 @@ security:
     # "allow" suits one person on their own machine. For anything shared, use: default: confirm
     default: allow
     # Refused, whatever the call says. Rules match the command as executed: /usr/bin/rm, "rm" and
-    # \\rm are rm; -rf is also -r -f or -fr; sudo, env, nice, timeout, xargs, sh -c … are looked through.
+    # \\rm are rm; -rf is also -r -f, -fr, -Rf or --recursive --force; ~, $HOME and the home's path
+    # are one folder; sudo, env, nice, timeout, xargs, sh -c, su -c … are looked through.
+    # Built in, whatever this list says: removing / or a system or home folder (rm -r, find -delete,
+    # chmod/chown -R), writing a raw disk, killing every process.
     deny:
       - rm -rf /
       - rm -rf '/*'
       - rm -rf ~
       - mkfs
       - mkfs.*
+      - mke2fs
+      - mkswap
+      - wipefs
+      - blkdiscard
       - shutdown
       - reboot
       - poweroff
       - halt
+      - systemctl poweroff
+      - systemctl reboot
+      - systemctl halt
+      - systemctl kexec
+      - init 0
+      - init 6
+      - telinit 0
+      - telinit 6
     # Run only after the user confirms (execute answers waiting_confirmation first).
+    # npm install also covers npm i / npm add; pip install also python3 -m pip install.
     confirm:
       - git push
       - docker
+      - podman
       - npm install
+      - npm ci
+      - pnpm install
+      - pnpm add
+      - yarn install
+      - yarn add
+      - pip install
+      - pip3 install
     # Allowed without asking even when default is confirm or deny; matched strictly (the leading
     # arguments exactly as written), e.g. "npm test", "make build".
     allow: []

@@ -1,10 +1,16 @@
+import { builtinFinding, variablesAssignedBy } from './builtins.js';
+import { environmentRisk, evaluateEnvironment } from './environment.js';
+import { canonicalPath, homeDirectory } from './paths.js';
 import { readOnlyLabel } from './read-only.js';
-import { compileRules, matchLoose, matchStrict, type CommandRules, type CompiledRules } from './rules.js';
+import { compileRules, matchLoose, matchStrict, rulesFor, type CommandRules, type CompiledRules } from './rules.js';
+import { refusal, scanCommandLine, type Refusal, type SimpleCommand } from './script-scan.js';
+import { literalWord, shownWord } from './shell-syntax.js';
+import { findUnsafeCharacter } from './text-safety.js';
+import { commandName, unwrap, type CommandView } from './wrappers.js';
 
 export type { CommandRules } from './rules.js';
-import { refusal, scanCommandLine, type Refusal, type SimpleCommand } from './script-scan.js';
-import { literalWord } from './shell-syntax.js';
-import { commandName, unwrap, type CommandView } from './wrappers.js';
+export { evaluateEnvironment, type EnvironmentVerdict, type EnvironmentVariableVerdict } from './environment.js';
+export { evaluateStdin, type StdinInput, type StdinVerdict } from './stdin.js';
 
 /**
  * The command policy (issue 5, docs/command-policy.md). Every command line `execute` runs — shell
@@ -14,15 +20,19 @@ import { commandName, unwrap, type CommandView } from './wrappers.js';
  * 1. The line is parsed with a real shell parser (mvdan-sh) into simple commands ("segments"),
  *    split at `&&`, `||`, `;`, `|`, `|&`, newlines and inside compound commands; redirections
  *    belong to their segment.
- * 2. Always refused, whatever the rules: `$(…)`, backticks, `<(…)`/`>(…)`, a lone `&` or `coproc`
- *    (the verdict then carries `background_command`: the same command to run as a tracked task),
+ * 2. Always refused, whatever the rules: NUL and the other control characters of text-safety.ts
+ *    (tab and newline excepted), `$(…)`, backticks, `<(…)`/`>(…)`, a lone `&` or `coproc` (the
+ *    verdict then carries `background_command`: the same command to run as a tracked task),
  *    unquoted here-documents, dangling operators and anything that does not parse.
- * 3. Each segment is unwrapped (`env`, `sudo`, `timeout`, `xargs`, `sh -c '…'`, …; see
- *    wrappers.ts) and judged deny → confirm → allow → built-in read-only list → `default`. A
- *    command whose name is only known at run time (`$CMD`), or a command string that is
- *    (`sh -c "$X"`, `curl … | sh`), needs confirmation (or is denied when `default: deny`).
- *    Assigning a shell hook (`PROMPT_COMMAND`, `PS1`…`PS4`, `BASH_ENV`, `ENV`, `LD_PRELOAD`,
- *    `LD_LIBRARY_PATH`) needs confirmation: it runs later, outside any judged command.
+ * 3. Each segment is unwrapped (`env`, `sudo`, `timeout`, `xargs`, `sh -c '…'`, `su -c`, …; see
+ *    wrappers.ts) and judged: deny rules → the built-in floor (builtins.ts: protected paths, raw
+ *    devices, killing every process, fork bombs — always denied) → built-in confirmations
+ *    (holdfast's own config, shell hooks, risky `git -c`) → confirm → allow → built-in read-only
+ *    list → `default`. A command whose name is only known at run time (`$CMD`), or a command
+ *    string that is (`sh -c "$X"`, `curl … | sh`), needs confirmation; so does setting an
+ *    environment variable that makes programs run other code (environment.ts: `PATH`, `LD_*`,
+ *    `GIT_PAGER`, `PROMPT_COMMAND`, … — inline, exported, or in the call's `env`). Every built-in
+ *    "needs confirmation" is a deny under `default: deny`.
  * 4. The strictest segment decides: any deny refuses the whole line before any of it runs; any
  *    confirm asks once for the whole line.
  *
@@ -44,7 +54,11 @@ export interface PolicySegment {
   /** Redirections, as `op target` (`> out.txt`, `2>&1`). */
   redirects: string[];
   decision: PolicyDecision;
-  /** What decided: `deny: rm -rf /`, `confirm: git push`, `allow: npm test`, `read-only: git status`, `default`, `run-time`, `shell hook`. */
+  /**
+   * What decided: `deny: rm -rf /`, `confirm: git push`, `allow: npm test`, `read-only: git status`,
+   * `default`, `run-time`, `environment: NAME`, `built-in: protected path|raw device|kill all|
+   * fork bomb|holdfast config|holdfast|shell hook|git config`.
+   */
   rule: string;
   reason: string;
 }
@@ -63,41 +77,107 @@ export interface PolicyVerdict {
 
 type RulesConfig = CommandRules;
 
+/** What {@link evaluateCommand} judges: shell text or an argv vector, with the call's env and cwd. */
+export interface CommandInput {
+  /** Shell text (`execute command`, a task's command, `verify_command`). */
+  command?: string;
+  /** An exact argument vector (`execute argv`, no shell). */
+  argv?: readonly string[];
+  /** The call's `env` object: judged as {@link evaluateEnvironment} does, folded into the verdict. */
+  env?: Readonly<Record<string, string>> | null;
+  /**
+   * The absolute directory the command starts in, when known (the call's `cwd`, else the
+   * session's current directory). Relative paths are then judged too (`rm -rf ../..`); without it
+   * they are only compared as written. A literal `cd` earlier in the line moves it.
+   */
+  cwd?: string | null;
+}
+
 /** Nesting of command strings (`sh -c "sh -c '…'"`) judged at most. */
 const MAX_SCRIPT_DEPTH = 4;
-const SHELL_HOOK_VARIABLES = new Set(['PROMPT_COMMAND', 'PS0', 'PS1', 'PS2', 'PS3', 'PS4', 'BASH_ENV', 'ENV', 'LD_PRELOAD', 'LD_LIBRARY_PATH', 'LD_AUDIT']);
 const RANK: Record<PolicyDecision, number> = { allow: 0, confirm: 1, deny: 2 };
 
 /**
- * Judges a command line (`command`, shell text) or an argument vector (`argv`, no shell). Exactly
- * one should be given; with neither, the verdict is a refusal (`empty`).
+ * Judges a command line (`command`, shell text) or an argument vector (`argv`, no shell), with the
+ * call's environment and working directory. Exactly one of `command`/`argv` should be given; with
+ * neither, the verdict is a refusal (`empty`). Refused outright: a command containing NUL or
+ * another control character but tab and newline, an argv element containing NUL, an env name that
+ * is not a variable name or a value with a control character (kinds `control_character`,
+ * `environment`).
  * @throws HoldfastError `BAD_REQUEST` when a configured rule is not a plain command.
  */
-export function evaluateCommand(input: { command?: string; argv?: string[] }, rules: RulesConfig): PolicyVerdict {
+export function evaluateCommand(input: CommandInput, rules: RulesConfig): PolicyVerdict {
   const compiled = compileRules(rules);
-  const acc: Accumulator = { segments: [], refusals: [] };
+  const acc: Accumulator = { segments: [], refusals: [], cwd: input.cwd && input.cwd.startsWith('/') ? canonicalPath(input.cwd, null) : null };
   let backgroundCommand: string | null = null;
   if (input.argv !== undefined) {
     const words = input.argv.map(literalWord);
+    const nul = input.argv.findIndex((a) => a.includes('\0'));
     if (words.length === 0) acc.refusals.push(refusal('empty', ''));
+    else if (nul >= 0) acc.refusals.push(refusal('control_character', JSON.stringify(input.argv[nul]), `argv[${nul}] contains U+0000 NUL, which ends an argument early`));
     else judgeCommand({ text: input.argv.map(shellQuote).join(' '), words, assigns: [], redirects: [], pipedInput: false }, compiled, [], 0, acc);
   } else {
-    backgroundCommand = judgeScript(input.command ?? '', compiled, [], 0, acc);
+    const text = input.command ?? '';
+    const bad = findUnsafeCharacter(text);
+    if (bad) acc.refusals.push(refusal('control_character', JSON.stringify(text.slice(Math.max(0, bad.index - 20), bad.index + 20)), `${bad.name} at character ${bad.index + 1}`));
+    else backgroundCommand = judgeScript(text, compiled, [], 0, acc);
   }
+  if (input.env) judgeEnvironment(input.env, compiled, acc);
   return verdict(acc, backgroundCommand);
 }
 
 interface Accumulator {
   segments: PolicySegment[];
   refusals: Refusal[];
+  /** The working directory the next segment runs in, when known. */
+  cwd: string | null;
+}
+
+/** A built-in "needs confirmation": confirm, or deny under `default: deny`. */
+function hold(rules: CompiledRules): PolicyDecision {
+  return rules.default === 'deny' ? 'deny' : 'confirm';
+}
+
+function judgeEnvironment(env: Readonly<Record<string, string>>, rules: CompiledRules, acc: Accumulator): void {
+  for (const v of evaluateEnvironment(env, rules).variables) {
+    if (v.rule === 'environment: invalid') {
+      acc.refusals.push(refusal('environment', JSON.stringify(v.name), v.reason));
+      continue;
+    }
+    acc.segments.push({ text: `env ${v.name}=…`, command: null, argv: [], via: ['env argument'], redirects: [], decision: v.decision, rule: v.rule, reason: v.reason });
+  }
 }
 
 function judgeScript(text: string, rules: CompiledRules, via: string[], depth: number, acc: Accumulator): string | null {
   const scan = scanCommandLine(text);
   const where = via.length > 0 ? `inside ${via.join(' → ')}` : undefined;
   for (const r of scan.refusals) acc.refusals.push(where ? { ...r, message: `${r.message} (${where})` } : r);
-  for (const cmd of scan.commands) judgeCommand(cmd, rules, via, depth, acc);
+  for (const cmd of scan.commands) {
+    judgeCommand(cmd, rules, via, depth, acc);
+    followDirectory(cmd, acc);
+  }
+  for (const p of scan.paramAssigns) {
+    const why = environmentRisk(p.name, null);
+    if (why) acc.segments.push({ text: p.text, command: null, argv: [], via, redirects: [], decision: hold(rules), rule: `environment: ${p.name}`, reason: `${p.text} assigns ${p.name}, which ${why}` });
+  }
   return via.length === 0 ? scan.backgroundCommand ?? (scan.backgrounded.length > 0 ? scan.backgrounded[0]! : null) : null;
+}
+
+/**
+ * Follows a literal `cd DIR` / `pushd DIR` of the line itself (not in a subshell, pipeline or
+ * function), so later relative paths are judged where they run. Anything it cannot follow
+ * (`cd "$X"`, `cd -`, `popd`) makes the directory unknown.
+ */
+function followDirectory(cmd: SimpleCommand, acc: Accumulator): void {
+  const head = cmd.words[0];
+  if (!head || head.dynamic || (head.text !== 'cd' && head.text !== 'pushd' && head.text !== 'popd')) return;
+  if (cmd.scope && (cmd.scope.forked || cmd.scope.functions.length > 0)) return;
+  const args = cmd.words.slice(1).filter((w) => w.dynamic || !/^-[LPe@]+$/.test(w.text));
+  const target = args[0];
+  if (head.text === 'popd' || (head.text === 'pushd' && !target)) acc.cwd = null;
+  else if (!target) acc.cwd = homeDirectory();
+  else if (target.dynamic || target.glob || target.text === '-') acc.cwd = null;
+  else acc.cwd = canonicalPath(target.text, acc.cwd);
 }
 
 function judgeCommand(cmd: SimpleCommand, rules: CompiledRules, via: string[], depth: number, acc: Accumulator): void {
@@ -109,7 +189,13 @@ function judgeCommand(cmd: SimpleCommand, rules: CompiledRules, via: string[], d
   };
   let judgedCommand = false;
   for (const view of u.views) {
-    const v = judgeView(view, cmd, rules);
+    const v = judgeView(view, cmd, rules, acc.cwd);
+    if (view.role === 'command') {
+      for (const name of variablesAssignedBy(view, cmd)) {
+        const why = environmentRisk(name, null);
+        if (why) raise(hold(rules), `environment: ${name}`, `${commandName(view.words[0]!)} assigns ${name}, which ${why}`);
+      }
+    }
     if (!v) continue;
     if (view.role === 'command') judgedCommand = true;
     raise(v.decision, v.rule, v.reason);
@@ -117,15 +203,13 @@ function judgeCommand(cmd: SimpleCommand, rules: CompiledRules, via: string[], d
   if (!judgedCommand && u.views.length > 0 && u.scripts.length === 0 && !u.unjudgeable) {
     // Only wrappers (e.g. `env`, `nohup` with nothing after): the wrapper itself is the command.
     const last = u.views[u.views.length - 1]!;
-    const v = judgeView({ ...last, role: 'command' }, cmd, rules);
+    const v = judgeView({ ...last, role: 'command' }, cmd, rules, acc.cwd);
     if (v) raise(v.decision, v.rule, v.reason);
   }
-  if (u.unjudgeable) {
-    const d: PolicyDecision = rules.default === 'deny' ? 'deny' : 'confirm';
-    raise(d, 'run-time', `${u.unjudgeable}, so it cannot be judged before it runs`);
-  }
+  if (u.unjudgeable) raise(hold(rules), 'run-time', `${u.unjudgeable}, so it cannot be judged before it runs`);
   for (const a of [...cmd.assigns, ...u.assigns]) {
-    if (SHELL_HOOK_VARIABLES.has(a.name)) raise('confirm', 'shell hook', `${a.name} makes the shell run code later, outside any judged command`);
+    const why = environmentRisk(a.name, a.value ?? literalWord(''), a.append === true);
+    if (why) raise(hold(rules), `environment: ${a.name}`, `setting ${a.name} ${why}`);
   }
   const finalView = [...u.views].reverse().find((v) => v.role === 'command') ?? u.views[u.views.length - 1];
   const decided: { decision: PolicyDecision; rule: string; reason: string } = best ?? (u.scripts.length > 0
@@ -134,7 +218,7 @@ function judgeCommand(cmd: SimpleCommand, rules: CompiledRules, via: string[], d
   acc.segments.push({
     text: cmd.text,
     command: finalView && !finalView.words[0]!.dynamic ? commandName(finalView.words[0]!) : null,
-    argv: (finalView?.words ?? cmd.words).map((w) => (w.dynamic ? w.source : w.text)),
+    argv: (finalView?.words ?? cmd.words).map(shownWord),
     via: chain,
     redirects: cmd.redirects.map((r) => `${r.fd ?? ''}${r.op}${r.op === '<<' || r.op === '<<-' ? '' : ' '}${r.target?.source ?? ''}`.trim()),
     decision: decided.decision,
@@ -146,31 +230,47 @@ function judgeCommand(cmd: SimpleCommand, rules: CompiledRules, via: string[], d
       acc.refusals.push(refusal('too_deep', s.text));
       continue;
     }
+    const cwd = acc.cwd;
     judgeScript(s.text, rules, [...chain.filter((x) => x !== s.via), s.via], depth + 1, acc);
+    if (s.via !== 'eval') acc.cwd = cwd; // a child shell's `cd` stays there
   }
 }
 
-/** Judges one layer: wrappers against deny/confirm only, the command run against the whole chain. */
-function judgeView(view: CommandView, cmd: SimpleCommand, rules: CompiledRules): { decision: PolicyDecision; rule: string; reason: string } | null {
+/**
+ * Judges one layer: wrappers against deny/confirm only, the command run against the whole chain
+ * (deny → built-in floor → built-in confirmations → confirm → allow → read-only → default; a
+ * matching deny rule is reported before the floor, both refuse).
+ */
+function judgeView(view: CommandView, cmd: SimpleCommand, rules: CompiledRules, cwd: string | null): { decision: PolicyDecision; rule: string; reason: string } | null {
   const head = view.words[0]!;
-  const shown = view.words.map((w) => (w.dynamic ? w.source : w.text)).join(' ');
+  const shown = view.words.map(shownWord).join(' ');
   if (view.role === 'command' && head.dynamic) {
-    return { decision: rules.default === 'deny' ? 'deny' : 'confirm', rule: 'run-time', reason: `the command name ${head.source} is only known at run time` };
+    return { decision: hold(rules), rule: 'run-time', reason: `the command name ${head.source} is only known at run time` };
   }
+  const named = rulesFor(rules, head);
   let possibleDeny: string | null = null;
-  for (const r of rules.deny) {
-    const m = matchLoose(r, view);
+  for (const r of named.deny) {
+    const m = matchLoose(r, view, cwd);
     if (m === 'match') return { decision: 'deny', rule: `deny: ${r.source}`, reason: `deny rule "${r.source}" matches ${shown}` };
     if (m === 'possible') possibleDeny ??= r.source;
   }
+  // The built-in floor: denied whatever the rules say (a matching deny rule is named first).
+  let held: { decision: PolicyDecision; rule: string; reason: string } | null = null;
+  if (view.role === 'command') {
+    const b = builtinFinding(view, cmd, cwd);
+    if (b?.decision === 'deny') return b;
+    if (b) held = { decision: hold(rules), rule: b.rule, reason: b.reason };
+  }
+  if (held?.decision === 'deny') return held;
   if (possibleDeny !== null) {
     return { decision: 'confirm', rule: `deny: ${possibleDeny}`, reason: `${shown} could become deny rule "${possibleDeny}" once its run-time arguments are known` };
   }
-  for (const r of rules.confirm) {
-    if (matchLoose(r, view) !== 'none') return { decision: 'confirm', rule: `confirm: ${r.source}`, reason: `confirm rule "${r.source}" matches ${shown}` };
+  if (held) return held;
+  for (const r of named.confirm) {
+    if (matchLoose(r, view, cwd) !== 'none') return { decision: 'confirm', rule: `confirm: ${r.source}`, reason: `confirm rule "${r.source}" matches ${shown}` };
   }
   if (view.role === 'wrapper') return null;
-  for (const r of rules.allow) {
+  for (const r of named.allow) {
     if (matchStrict(r, view)) return { decision: 'allow', rule: `allow: ${r.source}`, reason: `allow rule "${r.source}" matches ${shown}` };
   }
   const ro = readOnlyLabel(view, cmd.redirects);

@@ -1,18 +1,8 @@
-import * as z from 'zod';
 import type { HoldfastConfig } from '@holdfast/shared/config';
 import { HoldfastError } from '@holdfast/shared/errors';
-import type { ProjectConfig } from './project-config.js';
+import { ProjectCommandRules, type ProjectConfig } from './project-config.js';
 
 type RulesConfig = HoldfastConfig['security']['commands'];
-
-/** What a project's `.holdfast.yaml` may say about commands: only narrowing (DESIGN §2). */
-const ProjectCommandRules = z
-  .object({
-    default: z.enum(['allow', 'confirm', 'deny']).optional(),
-    deny: z.array(z.string()).optional(),
-    confirm: z.array(z.string()).optional(),
-  })
-  .strict();
 
 const RANK = { allow: 0, confirm: 1, deny: 2 } as const;
 const cache = new WeakMap<RulesConfig, WeakMap<object, RulesConfig>>();
@@ -20,8 +10,10 @@ const cache = new WeakMap<RulesConfig, WeakMap<object, RulesConfig>>();
 /**
  * The command rules in force for a workspace (issue 5, DESIGN §2): the user's
  * `security.commands`, narrowed by the project's `.holdfast.yaml` — its `deny` and `confirm`
- * rules are added, its `default` applies only when stricter; it cannot allow anything. The result
- * is cached per (config, project config) object so compiled rules are reused.
+ * rules are added, its `default` applies only when stricter; it cannot allow anything. What the
+ * project has narrowed stays narrowed for the daemon's life even if the file is loosened or removed
+ * (ProjectConfigCache, project-config.ts). The result is cached per (config, project config)
+ * object so compiled rules are reused.
  * @throws HoldfastError `POLICY_DENIED` when the project's `security.commands` is malformed
  *   (a broken narrowing must not silently become none).
  */

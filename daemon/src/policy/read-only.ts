@@ -13,10 +13,12 @@ import { commandName, type CommandView } from './wrappers.js';
 /** Commands that only read whatever their arguments. */
 const ANY_ARGS = new Set([
   'ls', 'cat', 'head', 'tail', 'wc', 'pwd', 'echo', 'printf', 'true', 'false', 'test', '[', 'grep', 'egrep', 'fgrep',
-  'which', 'type', 'file', 'stat', 'du', 'df', 'tree', 'whoami', 'id', 'uname', 'basename', 'dirname', 'realpath',
+  'which', 'type', 'file', 'stat', 'du', 'df', 'whoami', 'id', 'uname', 'basename', 'dirname', 'realpath',
   'readlink', 'sha1sum', 'sha256sum', 'sha512sum', 'md5sum', 'cksum', 'diff', 'cmp', 'cut', 'tr', 'nl', 'od', 'hexdump',
   'column', 'jq', 'cd', 'printenv', 'ps', 'free', 'uptime', 'nproc', 'rev', 'fold', 'comm', 'tac', 'strings', 'seq', 'sleep',
 ]);
+// Not here, because some option writes or runs something: `sort` (-o, --compress-program), `tree`
+// (-o), `find`, `rg`, `git` (handled below); interpreters and editors (`awk`, `sed`, `perl`, …).
 
 /** Git subcommands that only read (with no global options before them). */
 const GIT_READ = new Set(['status', 'diff', 'log', 'show', 'blame', 'rev-parse', 'ls-files', 'describe', 'shortlog']);
@@ -41,7 +43,9 @@ export function readOnlyLabel(view: CommandView, redirects: readonly Redirection
     case 'rg':
       return !runtime && !args.some((a) => a.text === '--pre' || a.text.startsWith('--pre=')) ? 'read-only: rg' : null;
     case 'sort':
-      return !runtime && !args.some((a) => a.text === '-o' || a.text.startsWith('--output') || /^-[A-Za-z]*o/.test(a.text)) ? 'read-only: sort' : null;
+      return !runtime && !args.some((a) => a.text === '-o' || a.text.startsWith('--output') || /^-[A-Za-z]*o/.test(a.text) || a.text.startsWith('--comp')) ? 'read-only: sort' : null;
+    case 'tree':
+      return !runtime && !args.some((a) => /^-[A-Za-z]*o/.test(a.text) || a.text.startsWith('--fromfile')) ? 'read-only: tree' : null;
     case 'uniq':
       return !runtime && positionals(args).length <= 1 ? 'read-only: uniq' : null;
     case 'date':

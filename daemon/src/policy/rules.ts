@@ -1,6 +1,8 @@
 import { posix } from 'node:path';
 import { HoldfastError } from '@holdfast/shared/errors';
 import type { HoldfastConfig } from '@holdfast/shared/config';
+import { parseArguments, type ParsedArguments } from './options.js';
+import { canonicalPath } from './paths.js';
 import { scanCommandLine } from './script-scan.js';
 import type { ShellWord } from './shell-syntax.js';
 import { commandName, type CommandView } from './wrappers.js';
@@ -14,15 +16,19 @@ import { commandName, type CommandView } from './wrappers.js';
  * (`*` also matches `/`). The name matches the command's last path component (`/usr/bin/sudo` is
  * `sudo`) unless the rule's name contains a `/` itself.
  *
- * - **deny and confirm rules match loosely**, so they are hard to dodge: every argument of the
- *   rule must appear in the command, in order but not necessarily adjacent; a short-option
- *   cluster `-rf` is satisfied by the letters in any clustering (`-r -f`, `-fr`); a `--long`
- *   option anywhere before `--`; path arguments also compare normalised (`//`, `/tmp/..` are `/`).
- *   When only an argument known at run time (`$X`, a glob, `xargs` input) could complete the
- *   match, the result is `possible`: a deny becomes a confirmation.
- * - **allow rules match strictly**, so they are hard to stretch: the command's first arguments
- *   must be exactly the rule's (globs allowed), with nothing known only at run time among them;
- *   more arguments may follow.
+ * - **deny and confirm rules match loosely**, so they are hard to dodge: rule and command are both
+ *   read in canonical form (options.ts: option aliases such as `rm -R` = `--recursive` = `-r`,
+ *   short clusters in any order, `--long` abbreviations, `npm i` = `npm install`); every option of
+ *   the rule must be among the command's (before `--`), every other argument of the rule must
+ *   appear in the command, in order but not necessarily adjacent. Path arguments also compare in
+ *   canonical form (paths.ts: `//`, `/tmp/..` are `/`; `~`, `~/`, `$HOME`, `~USER` and the home's
+ *   real path are one folder; relative paths against the known working directory). When only an
+ *   argument known at run time (`$X`, a glob, `xargs` input) could complete the match, the result
+ *   is `possible`: a deny becomes a confirmation.
+ * - **allow rules match strictly**, so they are hard to stretch: the command must be named bare
+ *   or from a system bin folder (a rule naming a path matches that path only), and its first
+ *   arguments must be exactly the rule's (globs allowed), with nothing known only at run time
+ *   among them; more arguments may follow.
  */
 
 export type RuleKind = 'deny' | 'confirm' | 'allow';
@@ -33,9 +39,18 @@ interface Pattern {
   source: string;
   literal: string | null;
   re: RegExp | null;
+  /** Canonical path of a literal that does not depend on the working directory (`~` → home). */
+  canon: string | null;
 }
 
 type RuleToken = { t: 'flags'; letters: string; source: string } | { t: 'long'; name: string; value: Pattern | null; source: string } | { t: 'word'; p: Pattern };
+
+/** A loose (deny/confirm) rule's requirements, in the canonical form of options.ts. */
+interface LooseForm {
+  flags: string[];
+  longs: { name: string; value: Pattern | null }[];
+  words: Pattern[];
+}
 
 export interface CompiledRule {
   kind: RuleKind;
@@ -43,7 +58,9 @@ export interface CompiledRule {
   source: string;
   name: Pattern;
   nameHasSlash: boolean;
+  /** The arguments as written (strict matching of allow rules). */
   tokens: RuleToken[];
+  loose: LooseForm;
 }
 
 export interface CompiledRules {
@@ -51,6 +68,36 @@ export interface CompiledRules {
   confirm: CompiledRule[];
   allow: CompiledRule[];
   default: RuleKind;
+  /** Per command name: the rules that can match it, in order (see {@link rulesFor}). */
+  byName: Map<string, RulesByKind>;
+}
+
+/** The deny, confirm and allow rules that can match one command name. */
+export interface RulesByKind {
+  deny: CompiledRule[];
+  confirm: CompiledRule[];
+  allow: CompiledRule[];
+}
+
+const NO_RULES: RulesByKind = { deny: [], confirm: [], allow: [] };
+const MAX_INDEXED_NAMES = 1024;
+
+/**
+ * The rules that can match a command named `head` (a literal rule name equal to its last path
+ * component, and every rule whose name is a glob or a path), in config order. Indexed per name:
+ * most rules never need to be looked at.
+ */
+export function rulesFor(rules: CompiledRules, head: ShellWord): RulesByKind {
+  if (head.dynamic) return NO_RULES;
+  const name = commandName(head);
+  let hit = rules.byName.get(name);
+  if (!hit) {
+    const can = (r: CompiledRule): boolean => r.nameHasSlash || r.name.literal === null || r.name.literal === name;
+    hit = { deny: rules.deny.filter(can), confirm: rules.confirm.filter(can), allow: rules.allow.filter(can) };
+    if (rules.byName.size >= MAX_INDEXED_NAMES) rules.byName.clear();
+    rules.byName.set(name, hit);
+  }
+  return hit;
 }
 
 /** The rule lists of `security.commands` (any object with these four keys, e.g. the config's own). */
@@ -70,6 +117,7 @@ export function compileRules(rules: RulesConfig): CompiledRules {
       confirm: rules.confirm.map((r, i) => compileRule('confirm', r, i)),
       allow: rules.allow.map((r, i) => compileRule('allow', r, i)),
       default: rules.default,
+      byName: new Map(),
     };
     cache.set(rules, c);
   }
@@ -88,12 +136,18 @@ export function compileRule(kind: RuleKind, source: string, index = 0): Compiled
   if (cmd.words.length === 0 || cmd.redirects.length > 0 || cmd.assigns.length > 0) bad('a rule is a command name and arguments only');
   if (cmd.words.some((w) => w.dynamic)) bad('a rule cannot contain $variables or brace expansions');
   const [head, ...args] = cmd.words;
+  const parsed = parseArguments(head!.glob ? '' : commandName(head!), args);
   return {
     kind,
     source,
     name: pattern(head!),
     nameHasSlash: head!.text.includes('/'),
     tokens: args.map(token),
+    loose: {
+      flags: [...parsed.flags],
+      longs: parsed.longs.map((l) => ({ name: l.name, value: l.value === null ? null : pattern({ text: l.value, dynamic: false, glob: /[*?[]/.test(l.value), source: l.value }) })),
+      words: parsed.positionals.map(pattern),
+    },
   };
 }
 
@@ -109,7 +163,12 @@ function token(w: ShellWord): RuleToken {
 }
 
 function pattern(w: ShellWord): Pattern {
-  return w.glob ? { source: w.text, literal: null, re: globToRegExp(w.text) } : { source: w.text, literal: w.text, re: null };
+  if (w.glob) return { source: w.text, literal: null, re: globToRegExp(w.text), canon: null };
+  return { source: w.text, literal: w.text, re: null, canon: isPathLike(w.text) ? canonicalPath(w.text, null) : null };
+}
+
+function isPathLike(text: string): boolean {
+  return text.includes('/') || text.startsWith('~');
 }
 
 /** A shell glob (`*`, `?`, `[…]`, `[!…]`) as an anchored regular expression; `*` also matches `/`. */
@@ -138,12 +197,25 @@ function test(p: Pattern, s: string): boolean {
   return p.literal !== null ? p.literal === s : p.re!.test(s);
 }
 
-/** The forms an argument is compared in: as written and, for paths, normalised. */
-function forms(text: string): string[] {
-  if (!text.includes('/')) return [text];
-  let n = posix.normalize(text);
-  if (n.length > 1 && n.endsWith('/')) n = n.slice(0, -1);
-  return n === text ? [text] : [text, n];
+/**
+ * The forms an argument is compared in: as written and, for paths, canonical (paths.ts; relative
+ * paths only with a known `cwd`).
+ */
+function forms(text: string, cwd: string | null): string[] {
+  if (!isPathLike(text) && cwd === null) return [text];
+  let n = canonicalPath(text, cwd);
+  if (n === null && text.includes('/')) {
+    n = posix.normalize(text);
+    if (n.length > 1 && n.endsWith('/')) n = n.slice(0, -1);
+  }
+  return n === null || n === text ? [text] : [text, n];
+}
+
+/** The forms a rule's literal is compared in (see {@link forms}). */
+function literalForms(p: Pattern, cwd: string | null): string[] {
+  const lit = p.literal!;
+  if (p.canon !== null) return p.canon === lit ? [lit] : [lit, p.canon];
+  return forms(lit, cwd);
 }
 
 /** Does a rule's name match the view's command name? (A dynamic name never matches.) */
@@ -152,78 +224,66 @@ export function nameMatches(rule: CompiledRule, head: ShellWord): boolean {
   return test(rule.name, rule.nameHasSlash ? head.text : commandName(head));
 }
 
-interface Analysed {
-  short: Set<string>;
-  longs: { name: string; value: string | null }[];
-  positionals: ShellWord[];
-  /** Some argument is known only at run time (could be an option or a positional). */
-  runtime: boolean;
-}
+const parsedViews = new WeakMap<CommandView, ParsedArguments>();
 
-function analyse(view: CommandView): Analysed {
-  const a: Analysed = { short: new Set(), longs: [], positionals: [], runtime: view.openArgs };
-  let options = true;
-  for (const w of view.words.slice(1)) {
-    if (w.dynamic) {
-      a.runtime = true;
-      a.positionals.push(w);
-      continue;
-    }
-    const t = w.text;
-    if (options && t === '--') {
-      options = false;
-      continue;
-    }
-    if (options && t.startsWith('--') && t.length > 2) {
-      const eq = t.indexOf('=');
-      a.longs.push(eq < 0 ? { name: t.slice(2), value: null } : { name: t.slice(2, eq), value: t.slice(eq + 1) });
-      continue;
-    }
-    if (options && /^-[A-Za-z0-9]+$/.test(t)) {
-      for (const l of t.slice(1)) a.short.add(l);
-      continue;
-    }
-    a.positionals.push(w);
+/** A view's arguments in canonical form (options.ts), computed once per view. */
+export function viewArguments(view: CommandView): ParsedArguments {
+  let a = parsedViews.get(view);
+  if (!a) {
+    const head = view.words[0]!;
+    a = parseArguments(head.dynamic ? '' : commandName(head), view.words.slice(1), view.openArgs);
+    parsedViews.set(view, a);
   }
   return a;
 }
 
-/** Could this argument be `text` at run time? `certain` when it is exactly so now. */
-function argMatches(arg: ShellWord, p: Pattern): 'certain' | 'possible' | 'no' {
+/** Could this argument be the rule's word at run time? `certain` when it is exactly so now. */
+function argMatches(arg: ShellWord, p: Pattern, cwd: string | null): 'certain' | 'possible' | 'no' {
   if (arg.dynamic) return 'possible';
-  if (arg.glob && p.literal === arg.text) return 'certain'; // the rule names this very pattern
-  if (forms(arg.text).some((f) => test(p, f))) return arg.glob ? 'possible' : 'certain';
-  if (arg.glob) {
-    if (p.literal === null) return 'possible';
-    return forms(p.literal).some((f) => globToRegExp(arg.text).test(f)) ? 'possible' : 'no';
+  const argForms = forms(arg.text, cwd);
+  if (p.literal !== null) {
+    const lits = literalForms(p, cwd);
+    if (argForms.some((f) => lits.includes(f))) return 'certain'; // for a glob argument: the rule names this very pattern
+    if (!arg.glob) return 'no';
+    const res = argForms.map(globToRegExp);
+    return lits.some((f) => res.some((re) => re.test(f))) ? 'possible' : 'no';
   }
-  return 'no';
+  if (argForms.some((f) => p.re!.test(f))) return arg.glob ? 'possible' : 'certain';
+  return arg.glob ? 'possible' : 'no';
 }
 
-/** Matches a deny/confirm rule loosely against a view (see the file comment). */
-export function matchLoose(rule: CompiledRule, view: CommandView): MatchResult {
+/** A command's `--name` satisfies a rule's: the same, or an abbreviation of it. */
+function longMatches(command: string, rule: string): boolean {
+  return command === rule || (command.length > 0 && rule.startsWith(command));
+}
+
+/**
+ * Matches a deny/confirm rule loosely against a view (see the file comment). `cwd` is the
+ * working directory the command runs in when known (relative paths then compare as absolute).
+ */
+export function matchLoose(rule: CompiledRule, view: CommandView, cwd: string | null = null): MatchResult {
   const head = view.words[0];
   if (!head || !nameMatches(rule, head)) return 'none';
-  const a = analyse(view);
+  const a = viewArguments(view);
+  const req = rule.loose;
   let possible = false;
-  for (const tok of rule.tokens) {
-    if (tok.t === 'flags') {
-      if ([...tok.letters].every((l) => a.short.has(l))) continue;
-      if (!a.runtime) return 'none';
-      possible = true;
-    } else if (tok.t === 'long') {
-      if (a.longs.some((l) => l.name === tok.name && (tok.value === null || (l.value !== null && test(tok.value, l.value))))) continue;
-      if (!a.runtime) return 'none';
-      possible = true;
-    }
+  for (const f of req.flags) {
+    if (a.flags.has(f)) continue;
+    if (!a.runtime) return 'none';
+    possible = true;
   }
-  const words = rule.tokens.filter((t): t is Extract<RuleToken, { t: 'word' }> => t.t === 'word');
+  for (const l of req.longs) {
+    if (a.longs.some((c) => longMatches(c.name, l.name) && (l.value === null || (c.value !== null && test(l.value, c.value))))) continue;
+    if (!a.runtime) return 'none';
+    possible = true;
+  }
+  const words = req.words;
   if (words.length === 0) return possible ? 'possible' : 'match';
   // Certain pass: static arguments only, in order.
   let at = 0;
   let certain = true;
-  for (const tok of words) {
-    while (at < a.positionals.length && argMatches(a.positionals[at]!, tok.p) !== 'certain') at++;
+  for (const p of words) {
+    while (at < a.positionals.length && argMatches(a.positionals[at]!, p, cwd) !== 'certain') at++;
     if (at >= a.positionals.length) {
       certain = false;
       break;
@@ -233,18 +293,26 @@ export function matchLoose(rule: CompiledRule, view: CommandView): MatchResult {
   if (certain) return possible ? 'possible' : 'match';
   // Possible pass: run-time arguments may stand for any rule word; open arguments may add them.
   at = 0;
-  for (const tok of words) {
-    while (at < a.positionals.length && argMatches(a.positionals[at]!, tok.p) === 'no') at++;
+  for (const p of words) {
+    while (at < a.positionals.length && argMatches(a.positionals[at]!, p, cwd) === 'no') at++;
     if (at >= a.positionals.length) return view.openArgs ? 'possible' : 'none';
     at++;
   }
   return 'possible';
 }
 
+const SYSTEM_BIN = /^\/(usr\/(local\/)?)?s?bin\/[^/]+$/;
+
+/** Is the command named bare or from a system bin folder (not `./make`, `/tmp/npm`)? */
+export function namedFromSystem(head: ShellWord): boolean {
+  return !head.text.includes('/') || SYSTEM_BIN.test(head.text);
+}
+
 /** Matches an allow rule strictly (see the file comment). */
 export function matchStrict(rule: CompiledRule, view: CommandView): boolean {
   const head = view.words[0];
   if (!head || !nameMatches(rule, head)) return false;
+  if (!rule.nameHasSlash && !namedFromSystem(head)) return false;
   const args = view.words.slice(1);
   if (args.length < rule.tokens.length) return false;
   return rule.tokens.every((tok, i) => {

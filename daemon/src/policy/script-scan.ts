@@ -1,4 +1,4 @@
-import { binaryOp, goString, isNil, items, nodeType, parseShell, redirectOp, resolveWord, SourceText, span, type ShellWord, type ShNode } from './shell-syntax.js';
+import { binaryOp, goString, isNil, items, nodeType, paramAssignment, parseShell, redirectOp, resolveWord, SourceText, span, type ShellWord, type ShNode } from './shell-syntax.js';
 
 /**
  * Splits a parsed command line into the simple commands the policy judges (issue 5 "segments"):
@@ -19,7 +19,9 @@ export type RefusalKind =
   | 'dangling_operator'
   | 'parse_error'
   | 'empty'
-  | 'too_deep';
+  | 'too_deep'
+  | 'control_character'
+  | 'environment';
 
 export interface Refusal {
   kind: RefusalKind;
@@ -41,16 +43,34 @@ export interface Redirection {
   heredoc?: string;
 }
 
+/** A variable assignment (`NAME=value`, `NAME+=value`, `export NAME=value`, `env NAME=value`). */
+export interface Assignment {
+  name: string;
+  value: ShellWord | null;
+  /** `NAME+=value`: appends to the current value. */
+  append?: boolean;
+}
+
+/** Where a simple command sits: inside which function bodies, and in a forked child shell. */
+export interface CommandScope {
+  /** Names of the function definitions around it, innermost last. */
+  functions: readonly string[];
+  /** It runs in a subshell: `( … )` or a pipeline member. */
+  forked: boolean;
+}
+
 /** A simple command: words after assignments, assignments, redirections. */
 export interface SimpleCommand {
   /** The statement as written. */
   text: string;
   words: ShellWord[];
-  assigns: { name: string; value: ShellWord | null }[];
+  assigns: Assignment[];
   /** Own redirections first, then those of enclosing compound commands. */
   redirects: Redirection[];
   /** Standard input comes from a pipe (`… | this`). */
   pipedInput: boolean;
+  /** Absent for commands built outside a script (argv mode): top level, not forked. */
+  scope?: CommandScope;
 }
 
 export interface ScanResult {
@@ -63,6 +83,8 @@ export interface ScanResult {
   backgroundCommand: string | null;
   /** Text of each backgrounded statement without its `&` (for the refusal's actions). */
   backgrounded: string[];
+  /** Variables assigned by `${NAME=word}` / `${NAME:=word}` expansions anywhere in the line. */
+  paramAssigns: { name: string; text: string }[];
 }
 
 const WRITE_OPS = new Set(['>', '>>', '<>', '>|', '&>', '&>>']);
@@ -79,6 +101,8 @@ const refusalMessage: Record<RefusalKind, string> = {
   parse_error: 'the command does not parse as Bash',
   empty: 'the command is empty',
   too_deep: 'shells nested inside shells (sh -c "sh -c …") deeper than 4 levels are not judged',
+  control_character: 'the command contains a control character that bash or the terminal would act on (NUL ends the command early; Ctrl-C, Ctrl-U, ESC, CR… change what is typed); only tab and newline are allowed',
+  environment: 'the environment is not valid',
 };
 
 /** Builds a refusal with its standard message. */
@@ -88,7 +112,7 @@ export function refusal(kind: RefusalKind, text: string, detail?: string): Refus
 
 /** Parses and scans a command line (see the file comment). */
 export function scanCommandLine(command: string): ScanResult {
-  const out: ScanResult = { commands: [], refusals: [], backgroundCommand: null, backgrounded: [] };
+  const out: ScanResult = { commands: [], refusals: [], backgroundCommand: null, backgrounded: [], paramAssigns: [] };
   if (command.trim() === '') {
     out.refusals.push(refusal('empty', command));
     return out;
@@ -101,7 +125,7 @@ export function scanCommandLine(command: string): ScanResult {
   }
   const scan = new Scanner(new SourceText(command), out);
   const top = items(parsed.file.Stmts);
-  scan.stmts(top, [], false);
+  scan.stmts(top, [], false, TOP_SCOPE);
 
   // A lone `&`: offer the same command as a tracked background task when it is the last thing.
   const last = top[top.length - 1];
@@ -112,6 +136,8 @@ export function scanCommandLine(command: string): ScanResult {
   }
   return out;
 }
+
+const TOP_SCOPE: CommandScope = { functions: [], forked: false };
 
 function stripTrailingAmpersand(s: string): string {
   const t = s.trimEnd();
@@ -128,11 +154,11 @@ class Scanner {
     private readonly out: ScanResult,
   ) {}
 
-  stmts(list: ShNode[], outer: ShNode[], piped: boolean): void {
-    for (const s of list) this.stmt(s, outer, piped);
+  stmts(list: ShNode[], outer: ShNode[], piped: boolean, scope: CommandScope): void {
+    for (const s of list) this.stmt(s, outer, piped, scope);
   }
 
-  private stmt(s: ShNode, outer: ShNode[], piped: boolean): void {
+  private stmt(s: ShNode, outer: ShNode[], piped: boolean, scope: CommandScope): void {
     if (isNil(s)) return;
     if (s.Background === true) {
       const text = this.src.of(s);
@@ -141,10 +167,10 @@ class Scanner {
     }
     const chain = [...outer, s];
     for (const r of items(s.Redirs)) this.redirect(r);
-    this.command(s.Cmd, chain, piped);
+    this.command(s.Cmd, chain, piped, scope);
   }
 
-  private command(c: ShNode, chain: ShNode[], piped: boolean): void {
+  private command(c: ShNode, chain: ShNode[], piped: boolean, scope: CommandScope): void {
     const type = nodeType(c);
     switch (type) {
       case null:
@@ -152,47 +178,51 @@ class Scanner {
       case 'CallExpr':
         for (const a of items(c.Assigns)) this.assign(a);
         for (const w of items(c.Args)) this.word(w);
-        this.out.commands.push(simpleCommand(c, chain, piped, this.src));
+        this.out.commands.push(simpleCommand(c, chain, piped, this.src, scope));
         return;
       case 'DeclClause':
         for (const a of items(c.Args)) this.assign(a);
-        this.out.commands.push(simpleCommand(c, chain, piped, this.src));
+        this.out.commands.push(simpleCommand(c, chain, piped, this.src, scope));
         return;
       case 'BinaryCmd': {
         const op = binaryOp(c.Op as number);
-        this.stmt(c.X, chain, piped);
-        this.stmt(c.Y, chain, piped || op === '|' || op === '|&');
+        const pipe = op === '|' || op === '|&';
+        const inner = pipe && !scope.forked ? { ...scope, forked: true } : scope;
+        this.stmt(c.X, chain, piped, inner);
+        this.stmt(c.Y, chain, piped || pipe, inner);
         return;
       }
       case 'Block':
+        this.stmts(items(c.Stmts), chain, piped, scope);
+        return;
       case 'Subshell':
-        this.stmts(items(c.Stmts), chain, piped);
+        this.stmts(items(c.Stmts), chain, piped, scope.forked ? scope : { ...scope, forked: true });
         return;
       case 'IfClause':
-        this.stmts(items(c.Cond), chain, piped);
-        this.stmts(items(c.Then), chain, piped);
-        this.command(c.Else, chain, piped);
+        this.stmts(items(c.Cond), chain, piped, scope);
+        this.stmts(items(c.Then), chain, piped, scope);
+        this.command(c.Else, chain, piped, scope);
         return;
       case 'WhileClause':
-        this.stmts(items(c.Cond), chain, piped);
-        this.stmts(items(c.Do), chain, piped);
+        this.stmts(items(c.Cond), chain, piped, scope);
+        this.stmts(items(c.Do), chain, piped, scope);
         return;
       case 'ForClause': {
         const loop = c.Loop;
         if (nodeType(loop) === 'WordIter') for (const w of items(loop.Items)) this.word(w);
         else if (nodeType(loop) === 'CStyleLoop') for (const x of [loop.Init, loop.Cond, loop.Post]) this.arith(x);
-        this.stmts(items(c.Do), chain, piped);
+        this.stmts(items(c.Do), chain, piped, scope);
         return;
       }
       case 'CaseClause':
         this.word(c.Word);
         for (const item of items(c.Items)) {
           for (const w of items(item.Patterns)) this.word(w);
-          this.stmts(items(item.Stmts), chain, piped);
+          this.stmts(items(item.Stmts), chain, piped, scope);
         }
         return;
       case 'FuncDecl':
-        this.stmt(c.Body, chain, piped);
+        this.stmt(c.Body, chain, piped, { ...scope, functions: [...scope.functions, isNil(c.Name) ? '' : goString(c.Name.Value as string)] });
         return;
       case 'ArithmCmd':
         this.arith(c.X);
@@ -204,11 +234,11 @@ class Scanner {
         for (const x of items(c.Exprs)) this.arith(x);
         return;
       case 'TimeClause':
-        this.stmt(c.Stmt, chain, piped);
+        this.stmt(c.Stmt, chain, piped, scope);
         return;
       case 'CoprocClause':
         this.out.refusals.push(refusal('coprocess', this.src.of(c)));
-        this.stmt(c.Stmt, chain, piped);
+        this.stmt(c.Stmt, chain, piped, scope);
         return;
       default:
         this.out.refusals.push(refusal('parse_error', this.src.of(c), `unsupported construct ${type}`));
@@ -252,7 +282,9 @@ class Scanner {
       case 'ArithmExp':
         this.arith(p.X);
         return;
-      case 'ParamExp':
+      case 'ParamExp': {
+        const assigned = paramAssignment(p);
+        if (assigned !== null) this.out.paramAssigns.push({ name: assigned, text: this.src.of(p) });
         this.arith(p.Index);
         if (!isNil(p.Slice)) {
           this.arith(p.Slice.Offset);
@@ -264,6 +296,7 @@ class Scanner {
         }
         if (!isNil(p.Exp)) this.word(p.Exp.Word);
         return;
+      }
       case 'BraceExp':
         for (const w of items(p.Elems)) this.word(w);
         return;
@@ -314,10 +347,10 @@ function isQuotedDelimiter(word: ShNode): boolean {
   return items(word.Parts).some((p) => nodeType(p) !== 'Lit' || goString(p.Value as string).includes('\\'));
 }
 
-function simpleCommand(cmd: ShNode, chain: ShNode[], piped: boolean, src: SourceText): SimpleCommand {
+function simpleCommand(cmd: ShNode, chain: ShNode[], piped: boolean, src: SourceText, scope: CommandScope): SimpleCommand {
   const own = chain[chain.length - 1]!;
   const words: ShellWord[] = [];
-  const assigns: SimpleCommand['assigns'] = [];
+  const assigns: Assignment[] = [];
   if (nodeType(cmd) === 'CallExpr') {
     for (const a of items(cmd.Assigns)) assigns.push(assignment(a, src));
     for (const w of items(cmd.Args)) words.push(resolveWord(w, src));
@@ -338,16 +371,17 @@ function simpleCommand(cmd: ShNode, chain: ShNode[], piped: boolean, src: Source
   }
   const redirects: Redirection[] = [];
   for (let i = chain.length - 1; i >= 0; i--) for (const r of items(chain[i]!.Redirs)) redirects.push(redirection(r, src));
-  return { text: src.of(own), words, assigns, redirects, pipedInput: piped };
+  return { text: src.of(own), words, assigns, redirects, pipedInput: piped, scope };
 }
 
-function assignment(a: ShNode, src: SourceText): { name: string; value: ShellWord | null } {
+function assignment(a: ShNode, src: SourceText): Assignment {
   const name = isNil(a.Name) ? '' : goString(a.Name.Value as string);
+  const append = a.Append === true;
   if (!isNil(a.Array)) {
     const text = src.of(a.Array);
-    return { name, value: { text, dynamic: true, glob: false, source: text } };
+    return { name, value: { text, dynamic: true, glob: false, source: text }, append };
   }
-  return { name, value: isNil(a.Value) ? null : resolveWord(a.Value, src) };
+  return { name, value: isNil(a.Value) ? null : resolveWord(a.Value, src), append };
 }
 
 function redirection(r: ShNode, src: SourceText): Redirection {

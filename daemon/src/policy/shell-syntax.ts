@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type { ShParser, ShSyntax } from 'mvdan-sh';
+import { homeDirectory } from './paths.js';
 
 /**
  * The shell parser behind the command policy (issue 5): `mvdan-sh` (mvdan.cc/sh/v3, Bash
@@ -102,6 +103,8 @@ export function span(n: ShNode): [number, number] {
 const REDIRECT_SAMPLES = ['>', '>>', '<', '<>', '<&', '>&', '>|', '<<<', '&>', '&>>'] as const;
 const redirectOps = new Map<number, string>();
 const binaryOps = new Map<number, string>();
+/** Operators of `${NAME=word}` and `${NAME:=word}`: they assign NAME. */
+const assigningParamOps = new Set<number>();
 
 function firstStmt(p: ShParser, src: string): ShNode {
   return items(p.Parse(src, '').__internal_object__.Stmts)[0];
@@ -127,7 +130,31 @@ function selfCheck(p: ShParser): void {
   redirectOps.set(items(firstStmt(p, 'a <<E\nE\n').Redirs)[0].Op as number, '<<');
   redirectOps.set(items(firstStmt(p, 'a <<-E\nE\n').Redirs)[0].Op as number, '<<-');
   for (const op of ['&&', '||', '|', '|&']) binaryOps.set(firstStmt(p, `a ${op} b`).Cmd.Op as number, op);
-  if (redirectOps.size !== REDIRECT_SAMPLES.length + 2 || binaryOps.size !== 4) fail('operator tokens');
+  for (const op of ['=', ':=']) assigningParamOps.add(items(items(firstStmt(p, `a \${b${op}c}`).Cmd.Args)[1].Parts)[0].Exp.Op as number);
+  if (redirectOps.size !== REDIRECT_SAMPLES.length + 2 || binaryOps.size !== 4 || assigningParamOps.size !== 2) fail('operator tokens');
+}
+
+/** The variable a `${NAME=word}` / `${NAME:=word}` expansion assigns, or null for any other node. */
+export function paramAssignment(p: ShNode): string | null {
+  parser();
+  if (nodeType(p) !== 'ParamExp' || isNil(p.Exp) || !assigningParamOps.has(p.Exp.Op as number) || isNil(p.Param)) return null;
+  return goString(p.Param.Value as string);
+}
+
+/** `$HOME` or `${HOME}` with no operator: the shell gives the home folder, which the policy knows. */
+function isPlainHome(p: ShNode): boolean {
+  return (
+    !isNil(p.Param) &&
+    p.Param.Value === 'HOME' &&
+    !p.Excl &&
+    !p.Length &&
+    !p.Width &&
+    isNil(p.Index) &&
+    isNil(p.Slice) &&
+    isNil(p.Repl) &&
+    isNil(p.Exp) &&
+    !(p.Names > 0)
+  );
 }
 
 /** The text of a redirection operator (`>`, `>>`, `<<`, `&>`, …). */
@@ -146,15 +173,25 @@ export function binaryOp(code: number): string {
 
 /**
  * A shell word as the shell would see it before expansion: quotes and backslashes removed,
- * `$'…'` escapes applied. `dynamic` when part of it is only known at run time (parameter,
- * arithmetic or command expansion, brace expansion); `glob` when an unquoted `*`, `?` or `[`
- * would expand against file names. `source` is the word as written.
+ * `$'…'` escapes applied, and `$HOME` / `${HOME}` replaced by the daemon's home folder (the value
+ * the shell inherits; assigning `HOME` needs confirmation, environment.ts). `dynamic` when part of
+ * it is only known at run time (parameter, arithmetic or command expansion, brace expansion);
+ * `glob` when an unquoted `*`, `?` or `[` would expand against file names. `source` is the word as
+ * written.
  */
 export interface ShellWord {
   text: string;
   dynamic: boolean;
   glob: boolean;
   source: string;
+}
+
+/**
+ * A word for messages: the text after quote removal, or the source as written when part of it is
+ * a variable (`$X`, and `$HOME`, whose text is the resolved home folder).
+ */
+export function shownWord(w: ShellWord): string {
+  return w.dynamic || w.source.includes('$') ? w.source : w.text;
 }
 
 /** A literal word (argv mode, or text already resolved). */
@@ -198,15 +235,27 @@ export function resolveWord(word: ShNode, src: SourceText): ShellWord {
       case 'DblQuoted':
         for (const q of items(p.Parts)) {
           if (nodeType(q) === 'Lit') out.text += unescapeDouble(goString(q.Value as string));
-          else out.dynamic = true;
+          else if (nodeType(q) === 'ParamExp' && isPlainHome(q)) out.text += homeDirectory();
+          else {
+            out.dynamic = true;
+            out.text += src.of(q);
+          }
         }
         break;
       case 'ExtGlob':
         out.glob = true;
         out.text += src.of(p);
         break;
+      case 'ParamExp':
+        if (isPlainHome(p)) {
+          out.text += homeDirectory();
+          break;
+        }
+        out.dynamic = true;
+        out.text += src.of(p);
+        break;
       default:
-        // ParamExp, ArithmExp, CmdSubst, ProcSubst: known only at run time.
+        // ArithmExp, CmdSubst, ProcSubst: known only at run time.
         out.dynamic = true;
         out.text += src.of(p);
     }
@@ -251,8 +300,17 @@ function unescapeDouble(raw: string): string {
 
 const SIMPLE_ESCAPES: Record<string, string> = { a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\\': '\\', "'": "'", '"': '"', '?': '?' };
 
-/** Bash `$'…'` (ANSI-C quoting) escapes. */
+/**
+ * Bash `$'…'` (ANSI-C quoting) escapes. Like bash, the string ends at a NUL (`\0`, `\x00`,
+ * `\c@`): `$'/tmp/x\x00y'` is `/tmp/x`.
+ */
 export function ansiC(raw: string): string {
+  const out = ansiCFull(raw);
+  const nul = out.indexOf('\0');
+  return nul < 0 ? out : out.slice(0, nul);
+}
+
+function ansiCFull(raw: string): string {
   let out = '';
   for (let i = 0; i < raw.length; i++) {
     const c = raw[i]!;

@@ -1,14 +1,19 @@
 import { literalWord, type ShellWord } from './shell-syntax.js';
-import type { SimpleCommand } from './script-scan.js';
+import type { Assignment, SimpleCommand } from './script-scan.js';
 
 /**
  * Looking through wrapper commands (issue 5): `env`, `command`, `builtin`, `exec`, `nice`,
- * `nohup`, `timeout`, `xargs`, `sudo`, `doas`, `setsid`, `stdbuf`, `ionice`, `time` run another
- * command; `sh -c`, `bash -c` (and dash/zsh/ksh), `eval`, `alias`, `trap`, `env -S`, `sudo -s`
- * and a shell fed a quoted here-document run a command *string*; `find -exec` runs a command
- * per file. The policy judges every layer: wrappers against the deny and confirm rules (so a rule
- * on `sudo` still fires), the command actually run against the whole chain, and command strings
- * as scripts of their own.
+ * `nohup`, `timeout`, `xargs`, `sudo`, `doas`, `pkexec`, `runuser -u`, `setsid`, `stdbuf`,
+ * `ionice`, `time`, `chroot DIR`, `unshare`, `nsenter`, `setpriv`, `chrt PRIO`, `taskset MASK`,
+ * `systemd-run`, `flock FILE`, `setarch ARCH`, `strace`, `busybox`, `fakeroot`, `eatmydata`,
+ * `dbus-run-session`, `python -m MODULE`, and the project runners `poetry run`, `pipenv run`,
+ * `pdm run`, `uv run`, `bundle exec`, `conda run`, `mise exec`, `direnv exec DIR`, `npx` run
+ * another command; `sh -c`, `bash -c` (and dash/zsh/ksh), `su -c`, `runuser -c`, `script -c`,
+ * `flock -c`, `sg GROUP`, `watch`, `npx -c`, `nix-shell --run`, `eval`, `alias`, `trap`,
+ * `mapfile -C`, `complete -C`, `env -S`, `sudo -s` and a shell fed a quoted here-document run a
+ * command *string*; `find -exec` runs a command per file. The policy judges every layer: wrappers
+ * against the deny and confirm rules (so a rule on `sudo` still fires), the command actually run
+ * against the whole chain, and command strings as scripts of their own.
  */
 
 /** A command as it will be run: `words[0]` is its name. */
@@ -26,8 +31,8 @@ export interface Unwrapped {
   scripts: { text: string; via: string }[];
   /** Set when what runs cannot be known before run time (a dynamic script, a shell reading a pipe). */
   unjudgeable: string | null;
-  /** Environment assignments made by wrappers (`env A=1`, `sudo A=1`). */
-  assigns: { name: string; value: ShellWord | null }[];
+  /** Environment assignments made by wrappers (`env A=1`, `sudo A=1`, `systemd-run -E A=1`). */
+  assigns: Assignment[];
   /** Wrapper names looked through, outer first. */
   via: string[];
 }
@@ -51,7 +56,32 @@ interface WrapperSpec {
   openArgs?: boolean;
   /** Command run when none is given (`xargs` → `echo`). */
   defaultCommand?: string;
+  /** Short options whose value is a shell command string (`su -c`, `script -c`). */
+  scriptShort?: string;
+  /** Long options whose value is a shell command string (`--command`). */
+  scriptLong?: readonly string[];
+  /** Short / long options whose value is a `NAME=value` environment assignment (`systemd-run -E`). */
+  envShort?: string;
+  envLong?: readonly string[];
+  /** Its other arguments are not a command (`su USER ARGS`): a wrapper only through a script option. */
+  noInner?: boolean;
+  /** With this short option the arguments after the options are a command after all (`runuser -u`). */
+  innerFlag?: string;
+  /** The arguments after the options are joined into one shell command string (`watch`). */
+  joinScript?: boolean;
+  /** Short / long options that turn `joinScript` off: the arguments are the command (`watch -x`). */
+  execShort?: string;
+  execLong?: readonly string[];
+  /** A wrapper only with one of these subcommands first (`poetry run`, `bundle exec`). */
+  subcommands?: readonly string[];
 }
+
+const SU = {
+  shortWithValue: 'cgGsw',
+  longWithValue: ['command', 'session-command', 'group', 'supp-group', 'shell', 'whitelist-environment'],
+  scriptShort: 'c',
+  scriptLong: ['command', 'session-command'],
+} as const;
 
 const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   env: { shortWithValue: 'uCS', longWithValue: ['unset', 'chdir', 'split-string'], assignments: true },
@@ -79,6 +109,58 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   stdbuf: { shortWithValue: 'ioe', longWithValue: ['input', 'output', 'error'] },
   ionice: { shortWithValue: 'cnPpu', noCommandFlags: 'pPu' },
   time: { shortWithValue: 'fo', longWithValue: ['format', 'output'] },
+  pkexec: { longWithValue: ['user'] },
+  su: { ...SU, noInner: true },
+  runuser: { ...SU, shortWithValue: 'cgGswu', longWithValue: [...SU.longWithValue, 'user'], noInner: true, innerFlag: 'u' },
+  chroot: { longWithValue: ['userspec', 'groups'], leadingPositionals: 1 },
+  unshare: {
+    shortWithValue: 'SGRw',
+    longWithValue: ['propagation', 'setgroups', 'map-user', 'map-group', 'map-users', 'map-groups', 'setuid', 'setgid', 'root', 'wd', 'monotonic', 'boottime', 'load-interp'],
+  },
+  nsenter: { shortWithValue: 'tSG', longWithValue: ['target', 'setuid', 'setgid', 'env'] },
+  setpriv: {
+    longWithValue: ['reuid', 'regid', 'ruid', 'euid', 'rgid', 'egid', 'groups', 'inh-caps', 'ambient-caps', 'bounding-set', 'securebits', 'pdeathsig', 'selinux-label', 'apparmor-profile', 'landlock-access', 'landlock-rule', 'seccomp-filter'],
+    noCommandFlags: 'd',
+  },
+  chrt: { shortWithValue: 'TPD', longWithValue: ['sched-runtime', 'sched-period', 'sched-deadline'], noCommandFlags: 'pm', leadingPositionals: 1 },
+  taskset: { noCommandFlags: 'p', leadingPositionals: 1 },
+  'systemd-run': {
+    shortWithValue: 'upEHM',
+    longWithValue: ['unit', 'property', 'setenv', 'host', 'machine', 'description', 'slice', 'uid', 'gid', 'nice', 'working-directory', 'on-active', 'on-boot', 'on-startup', 'on-unit-active', 'on-unit-inactive', 'on-calendar', 'path-property', 'socket-property', 'timer-property', 'service-type'],
+    envShort: 'E',
+    envLong: ['setenv'],
+  },
+  flock: { shortWithValue: 'wEc', longWithValue: ['timeout', 'wait', 'conflict-exit-code', 'command'], scriptShort: 'c', scriptLong: ['command'], leadingPositionals: 1 },
+  script: {
+    shortWithValue: 'cEIOBTmo',
+    longWithValue: ['command', 'echo', 'log-in', 'log-out', 'log-io', 'log-timing', 'logging-format', 'output-limit'],
+    scriptShort: 'c',
+    scriptLong: ['command'],
+    noInner: true,
+  },
+  watch: { shortWithValue: 'n', longWithValue: ['interval'], joinScript: true, execShort: 'x', execLong: ['exec'] },
+  setarch: { leadingPositionals: 1 },
+  strace: { shortWithValue: 'abeEIoOpPsSuUX', longWithValue: ['output', 'attach', 'user', 'env', 'trace', 'signal', 'status'] },
+  busybox: {},
+  fakeroot: { shortWithValue: 'is', longWithValue: ['lib', 'faked'] },
+  eatmydata: {},
+  'dbus-run-session': { longWithValue: ['config-file', 'dbus-daemon'] },
+  npx: { shortWithValue: 'cp', longWithValue: ['call', 'package'], scriptShort: 'c', scriptLong: ['call'] },
+  'nix-shell': { shortWithValue: 'pAIE', longWithValue: ['run', 'command', 'packages', 'attr', 'include', 'arg', 'argstr', 'expr'], scriptLong: ['run', 'command'], noInner: true },
+  poetry: { subcommands: ['run'], shortWithValue: 'CP', longWithValue: ['directory', 'project'] },
+  pipenv: { subcommands: ['run'] },
+  pdm: { subcommands: ['run'], shortWithValue: 'pg', longWithValue: ['project'] },
+  uv: {
+    subcommands: ['run'],
+    shortWithValue: 'p',
+    longWithValue: ['with', 'with-editable', 'with-requirements', 'python', 'package', 'extra', 'group', 'only-group', 'no-group', 'env-file', 'directory', 'project', 'index', 'default-index', 'index-url', 'extra-index-url', 'find-links', 'config-file', 'cache-dir'],
+  },
+  bundle: { subcommands: ['exec'] },
+  conda: { subcommands: ['run'], shortWithValue: 'np', longWithValue: ['name', 'prefix', 'cwd'] },
+  mamba: { subcommands: ['run'], shortWithValue: 'np', longWithValue: ['name', 'prefix', 'cwd'] },
+  micromamba: { subcommands: ['run'], shortWithValue: 'np', longWithValue: ['name', 'prefix', 'cwd'] },
+  mise: { subcommands: ['exec', 'x'] },
+  direnv: { subcommands: ['exec'], leadingPositionals: 1 },
 };
 
 const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'busybox-sh']);
@@ -87,6 +169,7 @@ const SHELL_LONG_WITH_VALUE = ['rcfile', 'init-file'];
 const FIND_EXEC = new Set(['-exec', '-execdir', '-ok', '-okdir']);
 const MAX_WRAPPERS = 16;
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
+const PYTHON = /^python[0-9.]*$/;
 
 /** The name a command runs as: the last path component (`/usr/bin/sudo` → `sudo`). */
 export function commandName(word: ShellWord): string {
@@ -112,13 +195,28 @@ export function unwrap(cmd: SimpleCommand): Unwrapped {
       shellLayer(words, cmd, openArgs, out);
       return out;
     }
-    if (name === 'eval' || name === 'alias' || name === 'trap') {
+    if (name === 'eval' || name === 'alias' || name === 'trap' || name === 'mapfile' || name === 'readarray' || name === 'complete') {
       scriptBuiltin(name, words, out);
       out.views.push({ words, openArgs, role: 'command' });
       return out;
     }
     if (name === 'find') findExec(words, out);
-    const spec = WRAPPERS[name];
+    if (name === 'sg' || PYTHON.test(name)) {
+      const inner = name === 'sg' ? sgCommand(words, out) : pythonModule(words);
+      if (inner === null || inner === 'unjudgeable') {
+        out.views.push({ words, openArgs, role: 'command' });
+        return out;
+      }
+      out.views.push({ words, openArgs, role: 'wrapper' });
+      out.via.push(name);
+      if (typeof inner === 'string') {
+        out.scripts.push({ text: inner, via: name });
+        return out;
+      }
+      words = inner;
+      continue;
+    }
+    const spec = Object.prototype.hasOwnProperty.call(WRAPPERS, name) ? WRAPPERS[name] : undefined;
     if (!spec) {
       out.views.push({ words, openArgs, role: 'command' });
       return out;
@@ -149,16 +247,29 @@ export function unwrap(cmd: SimpleCommand): Unwrapped {
 type Inner = { words: ShellWord[]; script?: string } | 'none' | 'unjudgeable';
 
 function innerCommand(words: ShellWord[], spec: WrapperSpec, out: Unwrapped): Inner {
+  const name = commandName(words[0]!);
   const shortWithValue = spec.shortWithValue ?? '';
   const longWithValue = spec.longWithValue ?? [];
-  let positionals = spec.leadingPositionals ?? 0;
+  let positionals = spec.subcommands ? 0 : (spec.leadingPositionals ?? 0);
+  let subNeeded = spec.subcommands !== undefined;
+  let noInner = spec.noInner === true;
+  let joinScript = spec.joinScript === true;
   let shellMode = false;
   let splitString: string | null = null;
+  let script: ShellWord | null = null;
   let i = 1;
+  const takeValue = (w: ShellWord, kind: 'script' | 'env' | 'split'): void => {
+    if (kind === 'split') splitString = w.text;
+    else if (kind === 'script') script = w;
+    else if (ASSIGNMENT.test(w.text)) {
+      const eq = w.text.indexOf('=');
+      out.assigns.push({ name: w.text.slice(0, eq), value: { ...w, text: w.text.slice(eq + 1) } });
+    }
+  };
   for (; i < words.length; i++) {
     const w = words[i]!;
     if (w.dynamic) {
-      out.unjudgeable = `the options of ${commandName(words[0]!)} are only known at run time (${w.source})`;
+      out.unjudgeable = `the options of ${name} are only known at run time (${w.source})`;
       return 'unjudgeable';
     }
     const t = w.text;
@@ -169,8 +280,12 @@ function innerCommand(words: ShellWord[], spec: WrapperSpec, out: Unwrapped): In
     if (t.startsWith('--') && t.length > 2) {
       const eq = t.indexOf('=');
       const long = eq >= 0 ? t.slice(2, eq) : t.slice(2);
-      if (long === 'split-string') splitString = eq >= 0 ? t.slice(eq + 1) : (words[i + 1]?.text ?? '');
-      if (eq < 0 && longWithValue.includes(long)) i++;
+      const kind = long === 'split-string' && name === 'env' ? 'split' : spec.scriptLong?.includes(long) ? 'script' : spec.envLong?.includes(long) ? 'env' : null;
+      if (spec.execLong?.includes(long)) joinScript = false;
+      if (eq < 0 && longWithValue.includes(long)) {
+        i++;
+        if (kind && words[i]) takeValue(words[i]!, kind);
+      } else if (kind && eq >= 0) takeValue({ ...w, text: t.slice(eq + 1) }, kind);
       continue;
     }
     if (t.startsWith('-') && t.length > 1) {
@@ -179,9 +294,19 @@ function innerCommand(words: ShellWord[], spec: WrapperSpec, out: Unwrapped): In
         const letter = t[j]!;
         if (spec.noCommandFlags?.includes(letter)) return 'none';
         if (spec.shellFlags?.includes(letter)) shellMode = true;
+        if (spec.innerFlag?.includes(letter)) noInner = false;
+        if (spec.execShort?.includes(letter)) joinScript = false;
         if (shortWithValue.includes(letter)) {
-          const value = j + 1 < t.length ? t.slice(j + 1) : (words[++i]?.text ?? '');
-          if (letter === 'S' && commandName(words[0]!) === 'env') splitString = value;
+          const attached = j + 1 < t.length;
+          const valueWord = attached ? { ...w, text: t.slice(j + 1) } : words[++i];
+          const kind = letter === 'S' && name === 'env' ? 'split' : spec.scriptShort?.includes(letter) ? 'script' : spec.envShort?.includes(letter) ? 'env' : null;
+          if (kind && valueWord) {
+            if (valueWord.dynamic) {
+              out.unjudgeable = `the command given to ${name} -${letter} is only known at run time`;
+              return 'unjudgeable';
+            }
+            takeValue(valueWord, kind);
+          }
           break;
         }
       }
@@ -192,22 +317,69 @@ function innerCommand(words: ShellWord[], spec: WrapperSpec, out: Unwrapped): In
       out.assigns.push({ name: t.slice(0, eq), value: { ...w, text: t.slice(eq + 1) } });
       continue;
     }
+    if (subNeeded) {
+      if (!spec.subcommands!.includes(t)) return 'none';
+      subNeeded = false;
+      positionals = spec.leadingPositionals ?? 0;
+      continue;
+    }
     if (positionals > 0) {
       positionals--;
       continue;
     }
+    if (noInner) continue; // `su USER ARGS…`: options may follow
     break;
   }
-  const rest = words.slice(i);
+  if (subNeeded) return 'none';
+  const rest = noInner ? [] : words.slice(i);
   if (splitString !== null) return { words: [], script: [splitString, ...rest.map((w) => w.text)].join(' ') };
-  if (shellMode && rest.length > 0) {
+  if (script !== null) return { words: [], script: (script as ShellWord).text };
+  if (noInner) return 'none';
+  if ((shellMode || joinScript) && rest.length > 0) {
     if (rest.some((w) => w.dynamic)) {
-      out.unjudgeable = `the command given to ${commandName(words[0]!)} is only known at run time`;
+      out.unjudgeable = `the command given to ${name} is only known at run time`;
       return 'unjudgeable';
     }
     return { words: [], script: rest.map((w) => w.text).join(' ') };
   }
   return { words: rest };
+}
+
+/** `sg [-] GROUP [-c] COMMAND…`: the command is a string run by `/bin/sh -c`; null without one. */
+function sgCommand(words: ShellWord[], out: Unwrapped): string | null | 'unjudgeable' {
+  let i = 1;
+  if (words[i]?.text === '-') i++;
+  i++; // the group
+  if (words[i]?.text === '-c') i++;
+  const rest = words.slice(i);
+  if (rest.length === 0) return null;
+  if (rest.some((w) => w.dynamic)) {
+    out.unjudgeable = 'the command given to sg is only known at run time';
+    return 'unjudgeable';
+  }
+  return rest.map((w) => w.text).join(' ');
+}
+
+/** `python -m MODULE ARGS…` runs MODULE (`python3 -m pip install x` is `pip install x`); null otherwise. */
+function pythonModule(words: ShellWord[]): ShellWord[] | null {
+  for (let i = 1; i < words.length; i++) {
+    const t = words[i]!.text;
+    if (words[i]!.dynamic || !t.startsWith('-') || t === '-' || t === '--') return null;
+    for (let j = 1; j < t.length; j++) {
+      const l = t[j]!;
+      if (l === 'c' || l === '-') return null;
+      if (l === 'm') {
+        const attached = t.slice(j + 1);
+        if (attached !== '') return [{ ...words[i]!, text: attached, source: attached }, ...words.slice(i + 1)];
+        return words.length > i + 1 ? words.slice(i + 1) : null;
+      }
+      if (l === 'W' || l === 'X') {
+        if (j + 1 === t.length) i++;
+        break;
+      }
+    }
+  }
+  return null;
 }
 
 /** `sh -c STRING`, `bash script.sh`, `bash <<'EOF'`, `… | sh`. */
@@ -278,13 +450,26 @@ function shellLayer(words: ShellWord[], cmd: SimpleCommand, openArgs: boolean, o
   }
 }
 
-/** `eval ARGS…`, `alias NAME=VALUE…`, `trap ACTION SIGNALS…`: their strings are scripts. */
+/** `eval ARGS…`, `alias NAME=VALUE…`, `trap ACTION SIGNALS…`, `mapfile -C`, `complete -C`: their strings are scripts. */
 function scriptBuiltin(name: string, words: ShellWord[], out: Unwrapped): void {
   const args = words.slice(1);
   if (name === 'eval') {
     if (args.length === 0) return;
     if (args.some((w) => w.dynamic)) out.unjudgeable = 'eval runs a string that is only known at run time';
     else out.scripts.push({ text: args.map((w) => w.text).join(' '), via: 'eval' });
+    return;
+  }
+  if (name === 'mapfile' || name === 'readarray' || name === 'complete') {
+    // `mapfile -C CALLBACK`, `complete -C COMMAND`: the value is run as a command later.
+    for (let k = 0; k < args.length; k++) {
+      const t = args[k]!.text;
+      if (!/^-[A-Za-z]*C/.test(t) || args[k]!.dynamic) continue;
+      const attached = t.slice(t.indexOf('C') + 1);
+      const value = attached !== '' ? { ...args[k]!, text: attached } : args[k + 1];
+      if (!value) continue;
+      if (value.dynamic) out.unjudgeable = `${name} -C runs a command that is only known at run time`;
+      else out.scripts.push({ text: value.text, via: `${name} -C` });
+    }
     return;
   }
   if (name === 'alias') {

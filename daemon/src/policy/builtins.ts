@@ -1,0 +1,377 @@
+import { readOnlyLabel } from './read-only.js';
+import { globToRegExp, viewArguments } from './rules.js';
+import { canonicalPath, globCoversProtected, holdfastHomeMarker, isBareTildeUser, isRawDevice, namesHoldfastConfig, protectedPath } from './paths.js';
+import type { SimpleCommand } from './script-scan.js';
+import { shownWord, type ShellWord } from './shell-syntax.js';
+import { commandName, type CommandView } from './wrappers.js';
+
+/**
+ * Built-in checks that hold whatever config.yaml says (docs/command-policy.md "Built-in floor" and
+ * "Built-in confirmations"). They are judged on the command actually run (after unwrapping).
+ *
+ * **The floor — always denied** (like GNU rm's own `--preserve-root`, but wider):
+ * - removing, recursively re-owning or re-moding, or moving away a protected path (paths.ts):
+ *   `rm -r`/`-R`/`--recursive`, `chmod|chown|chgrp -R`, `find … -delete`, `rsync --delete` into
+ *   one, `mv` of one — `rm -rf ~`, `rm -rf /usr`, `rm -rf /*`, `rm -rf ~/..`, `chmod -R 000 /`,
+ *   `find ~ -delete`; when an argument is only known at run time the command needs confirmation;
+ * - writing a raw device: `dd of=/dev/sda`, `> /dev/nvme0n1`, `tee`/`cp`/`shred` onto `/dev/…`
+ *   (not `/dev/null`, ttys and the like);
+ * - signalling every process: `kill … -1`, `pkill`/`killall` selecting by user, group, session,
+ *   terminal or parent without a name, `pkill -v`, a pattern that matches anything, `killall5`;
+ * - a fork bomb: a function that calls itself from a pipeline or subshell (`f(){ f|f; }`).
+ *
+ * **Built-in confirmations** (denied under `default: deny`; allow rules cannot lift them):
+ * - writing holdfast's own configuration: a project's `.holdfast.yaml`, anything in the holdfast
+ *   home (`config.yaml`, `token`, state) — as a redirection target or as an argument of a command
+ *   that is not read-only;
+ * - controlling holdfast itself: `holdfast`/`holdfastd` (but `list`, `doctor`, `daemon status`,
+ *   `--help`, `--version`), `systemctl … holdfast…`, `pkill`/`killall holdfast…`;
+ * - shell hooks that make a later name run something else: `alias NAME=…`, `hash -p`, `enable`,
+ *   `bind` (key bindings can run commands), `complete -C`;
+ * - `git -c KEY=…`/`--config-env` for a key that names a program or loads configuration
+ *   (`core.pager`, `core.sshCommand`, `core.fsmonitor`, `alias.*`, `diff.*.textconv`, …) and
+ *   `git --exec-path=DIR`.
+ */
+
+export interface BuiltinFinding {
+  decision: 'deny' | 'confirm';
+  /** `built-in: protected path`, `built-in: raw device`, … */
+  rule: string;
+  reason: string;
+}
+
+const PROTECTED = 'built-in: protected path';
+
+type PathHit = { why: string } | 'possible' | null;
+
+/** Does this argument name a protected path (or could it, at run time)? */
+function protectedArg(w: ShellWord, cwd: string | null): PathHit {
+  if (w.dynamic) return 'possible';
+  const abs = canonicalPath(w.text, cwd);
+  if (abs === null) return isBareTildeUser(w.text) ? { why: `${w.text}, a home folder` } : null;
+  const why = w.glob ? globCoversProtected(abs, globToRegExp) : protectedPath(abs);
+  return why ? { why } : null;
+}
+
+function firstHit(args: readonly ShellWord[], cwd: string | null, openArgs: boolean): PathHit {
+  let possible = openArgs;
+  for (const a of args) {
+    const h = protectedArg(a, cwd);
+    if (h === 'possible') possible = true;
+    else if (h) return h;
+  }
+  return possible ? 'possible' : null;
+}
+
+function pathFinding(hit: PathHit, what: string, shown: () => string): BuiltinFinding | null {
+  if (hit === null) return null;
+  if (hit === 'possible') return { decision: 'confirm', rule: PROTECTED, reason: `${shown()} ${what}; an argument known only at run time could name a protected folder (/, a system folder, the home folder)` };
+  return { decision: 'deny', rule: PROTECTED, reason: `${shown()} ${what} ${hit.why}, which holdfast never does for an agent` };
+}
+
+/** `find` tests that select some files only (not `-type`, `-mindepth`, `-xdev`…). */
+const FIND_NARROWING = /^-(i?name|i?path|i?wholename|i?regex|i?lname|newer\w*|[acm](time|min)|size|empty|user|group|nouser|nogroup|perm|inum|links|samefile|uid|gid|context)$/;
+
+/** `find` start points: the arguments before the first expression word. */
+function findStarts(args: readonly ShellWord[]): ShellWord[] {
+  const out: ShellWord[] = [];
+  let i = 0;
+  while (i < args.length && /^-[HLP]+$/.test(args[i]!.text)) i++;
+  if (args[i]?.text === '-D') i += 2;
+  if (args[i]?.text.startsWith('-O')) i++;
+  for (; i < args.length; i++) {
+    const t = args[i]!.text;
+    if (!args[i]!.dynamic && (t.startsWith('-') || t === '(' || t === '!' || t === ')' || t === ',')) break;
+    out.push(args[i]!);
+  }
+  return out;
+}
+
+const PATH_COMMANDS = new Set(['rm', 'chmod', 'chown', 'chgrp', 'find', 'rsync', 'mv']);
+
+function protectedPaths(name: string, view: CommandView, cwd: string | null, shown: () => string): BuiltinFinding | null {
+  if (!PATH_COMMANDS.has(name)) return null;
+  const a = viewArguments(view);
+  const args = view.words.slice(1);
+  switch (name) {
+    case 'rm':
+      return a.flags.has('r') ? pathFinding(firstHit(a.positionals, cwd, view.openArgs), 'removes', shown) : null;
+    case 'chmod':
+    case 'chown':
+    case 'chgrp':
+      return a.flags.has('R') ? pathFinding(firstHit(a.positionals.slice(1), cwd, view.openArgs), 'recursively changes', shown) : null;
+    case 'find': {
+      if (!args.some((w) => w.text === '-delete')) return null;
+      const hit = firstHit(findStarts(args), cwd, false);
+      // With a test that narrows what is deleted (`-name '*.pyc'`), ask instead of refusing.
+      if (hit && hit !== 'possible' && args.some((w) => FIND_NARROWING.test(w.text))) {
+        return { decision: 'confirm', rule: PROTECTED, reason: `${shown()} deletes matching files anywhere below ${hit.why}` };
+      }
+      return pathFinding(hit, 'deletes everything below', shown);
+    }
+    case 'rsync':
+      return a.longs.some((l) => l.name.startsWith('del') || l.name === 'remove-source-files') ? pathFinding(firstHit(a.positionals.slice(-1), cwd, false), 'deletes files in', shown) : null;
+    case 'mv':
+      return a.positionals.length >= 2 ? pathFinding(firstHit(a.positionals.slice(0, -1), cwd, false), 'moves away', shown) : null;
+    default:
+      return null;
+  }
+}
+
+function rawDevice(name: string, view: CommandView, cmd: SimpleCommand, cwd: string | null, shown: () => string): BuiltinFinding | null {
+  const device = (w: ShellWord | undefined, text = w?.text): string | null => {
+    if (!w || w.dynamic || text === undefined) return null;
+    const abs = canonicalPath(text, cwd);
+    return abs !== null && isRawDevice(abs) ? abs : null;
+  };
+  let hit: string | null = null;
+  for (const r of cmd.redirects) if (r.writes && !hit) hit = device(r.target ?? undefined);
+  if (!hit && name === 'dd') for (const w of view.words.slice(1)) if (!hit && w.text.startsWith('of=')) hit = device(w, w.text.slice(3));
+  if (!hit && (name === 'tee' || name === 'shred')) for (const w of viewArguments(view).positionals) hit ??= device(w);
+  if (!hit && name === 'cp') {
+    const a = viewArguments(view);
+    hit = device(a.positionals[a.positionals.length - 1]);
+  }
+  return hit ? { decision: 'deny', rule: 'built-in: raw device', reason: `${shown()} writes the device ${hit}, which holdfast never does for an agent` } : null;
+}
+
+const KILL_SELECTORS = /^-[A-Za-z]*[uUgGPts]/;
+/** A signal given as an option: `-9`, `-KILL`, `-SIGSTOP`, `-USR1`. */
+const SIGNAL_OPTION = /^-(\d+|(SIG)?[A-Z][A-Z0-9+-]{2,})$/;
+const KILL_SELECTORS_LONG = /^--(euid|uid|group|pgroup|parent|session|terminal)\b/;
+const EVERY_NAME = ['bash', 'node', 'systemd', 'holdfastd', 'sshd', 'init', 'x'];
+
+/** A pkill/killall pattern that matches every process name (`.`, `.*`, `''`). */
+function matchesEverything(pattern: string): boolean {
+  try {
+    const re = new RegExp(pattern);
+    return EVERY_NAME.every((n) => re.test(n));
+  } catch {
+    return false;
+  }
+}
+
+function killAll(name: string, view: CommandView, shown: () => string): BuiltinFinding | null {
+  if (name !== 'kill' && name !== 'pkill' && name !== 'killall' && name !== 'killall5') return null;
+  const args = view.words.slice(1);
+  const found = (how: string): BuiltinFinding => ({ decision: 'deny', rule: 'built-in: kill all', reason: `${shown()} ${how}, which would also end holdfast and the desktop` });
+  if (name === 'killall5') return found('signals every process');
+  if (name === 'kill') {
+    let i = 0;
+    let signal = false;
+    for (; i < args.length; i++) {
+      const t = args[i]!.text;
+      if (t === '--') {
+        i++;
+        break;
+      }
+      if (t === '-l' || t === '-L' || t === '--list' || t === '--table') return null;
+      if (t === '-s' || t === '-n' || t === '--signal') {
+        i++;
+        signal = true;
+        continue;
+      }
+      if (!signal && t.startsWith('-') && t.length > 1) {
+        signal = true;
+        continue;
+      }
+      break;
+    }
+    return args.slice(i).some((w) => w.text === '-1') ? found('signals every process (pid -1)') : null;
+  }
+  if (name !== 'pkill' && name !== 'killall') return null;
+  let patterns = 0;
+  let selectors = false;
+  let everything = false;
+  const valued = name === 'pkill' ? /^-[A-Za-z]*[uUgGPtsF]$/ : /^-[A-Za-z]*[uosnyYZ]$/;
+  for (let i = 0; i < args.length; i++) {
+    const t = args[i]!.text;
+    if (t === '-v' || t === '--inverse') everything = true;
+    if (t.startsWith('--')) {
+      if (KILL_SELECTORS_LONG.test(t) || (name === 'killall' && /^--(user)\b/.test(t))) selectors = true;
+      if (!t.includes('=') && /^--(euid|uid|group|pgroup|parent|session|terminal|user|signal|ns|nslist|pidfile|older-than|younger-than)$/.test(t)) i++;
+      continue;
+    }
+    if (SIGNAL_OPTION.test(t)) continue;
+    if (t.startsWith('-') && t.length > 1) {
+      if (name === 'pkill' ? KILL_SELECTORS.test(t) : /^-[A-Za-z]*u/.test(t)) selectors = true;
+      if (name === 'killall' && /^-[A-Za-z]*r/.test(t)) {
+        // killall -r: the names are regular expressions
+        const next = args[i + 1];
+        if (next && !next.dynamic && matchesEverything(next.text)) everything = true;
+      }
+      if (valued.test(t)) i++;
+      continue;
+    }
+    patterns++;
+    if (name === 'pkill' && !args[i]!.dynamic && matchesEverything(args[i]!.text)) everything = true;
+  }
+  if (everything) return found('selects every process');
+  if (selectors && patterns === 0) return found('selects every process of a user, group, session, terminal or parent');
+  return null;
+}
+
+const HOLDFAST_READ_ONLY = new Set(['list', 'doctor', 'help', '--help', '-h', '--version', '-V', 'status']);
+
+function holdfastItself(name: string, view: CommandView, shown: () => string): string | null {
+  if (name !== 'holdfast' && name !== 'holdfastd' && name !== 'systemctl' && name !== 'pkill' && name !== 'killall') return null;
+  const args = view.words.slice(1).filter((w) => !w.text.startsWith('--home'));
+  if (name === 'holdfast' || name === 'holdfastd') {
+    const sub = args.find((w) => !w.text.startsWith('-') || HOLDFAST_READ_ONLY.has(w.text));
+    if (name === 'holdfast' && sub && HOLDFAST_READ_ONLY.has(sub.text)) return null;
+    if (name === 'holdfast' && sub?.text === 'daemon' && args[args.indexOf(sub) + 1]?.text === 'status') return null;
+    return `${shown()} controls holdfast itself`;
+  }
+  if (name === 'systemctl' && args.some((w) => /holdfast/.test(w.text))) {
+    const verb = args.find((w) => !w.text.startsWith('-'))?.text ?? '';
+    return /^(status|show|is-active|is-enabled|is-failed|cat|list-units|list-unit-files)$/.test(verb) ? null : `${shown()} controls the holdfast service`;
+  }
+  if ((name === 'pkill' || name === 'killall') && args.some((w) => !w.text.startsWith('-') && /holdfast|guardian/.test(w.text))) return `${shown()} signals holdfast itself`;
+  return null;
+}
+
+const HOOK_COMMANDS = new Set(['alias', 'hash', 'enable', 'bind', 'complete', 'compgen']);
+
+function shellHook(name: string, view: CommandView): string | null {
+  const args = view.words.slice(1);
+  switch (name) {
+    case 'alias':
+      return args.some((w) => w.text.includes('=')) ? 'alias makes a later command name run something else, judged under the wrong name' : null;
+    case 'hash':
+      return args.some((w) => /^-[A-Za-z]*p/.test(w.text)) ? 'hash -p binds a command name to another program' : null;
+    case 'enable':
+      return args.some((w) => !/^-[aps]+$/.test(w.text)) ? 'enable loads or disables shell builtins, so a name runs something else' : null;
+    case 'bind':
+      return args.some((w) => !/^-[pPvVsSlX]+$/.test(w.text)) ? 'bind changes key bindings, which can type or run commands' : null;
+    case 'complete':
+    case 'compgen':
+      return args.some((w) => /^-[A-Za-z]*C/.test(w.text)) ? `${name} -C runs a command on completion` : null;
+    default:
+      return null;
+  }
+}
+
+/** Git configuration keys that name a program, load code or redirect where configuration comes from. */
+const GIT_RISKY_KEY =
+  /^(core\.(pager|editor|sshcommand|fsmonitor|hookspath|askpass|gitproxy|alternaterefscommand|worktree)|sequence\.editor|diff\.external|diff\.[^=]*\.(textconv|command)|difftool\.|mergetool\.|merge\.[^=]*\.driver|filter\.|alias\.|credential\.|gpg\.|pager\.|uploadpack\.|receive\.procreceiverefs|remote\.[^=]*\.(uploadpack|receivepack|proxy|vcs)|protocol\.|include\.|includeif\.|init\.templatedir|ssh\.variant|web\.browser|browser\.|man\.|url\.|submodule\.|http\.proxy|core\.packedgitlimit)/i;
+
+function gitConfig(view: CommandView): string | null {
+  const args = view.words.slice(1);
+  for (let i = 0; i < args.length; i++) {
+    const w = args[i]!;
+    const t = w.text;
+    if (!t.startsWith('-')) return null; // the subcommand: global options end here
+    if (t === '-C' || t === '--git-dir' || t === '--work-tree' || t === '--namespace' || t === '--super-prefix') {
+      i++;
+      continue;
+    }
+    let kv: string | null = null;
+    if (t === '-c' || t === '--config-env') kv = args[++i]?.text ?? null;
+    else if (t.startsWith('-c')) kv = t.slice(2);
+    else if (t.startsWith('--config-env=')) kv = t.slice('--config-env='.length);
+    else if (t.startsWith('--exec-path=')) return 'git --exec-path makes git run its commands from another folder';
+    if (kv !== null && (w.dynamic || args[i]?.dynamic || GIT_RISKY_KEY.test(kv))) return `git -c ${kv.split('=')[0]} sets a configuration that names a program or loads configuration`;
+  }
+  return null;
+}
+
+/**
+ * Cheap pre-test for {@link namesHoldfastConfig}: a path into the holdfast home or a project config
+ * spells the home's folder name or `.holdfast`, is a glob, or is relative to a folder inside it.
+ */
+function mayNameHoldfastConfig(w: ShellWord, cwdInside: boolean): boolean {
+  return !w.dynamic && (w.glob || cwdInside || w.text.includes('.holdfast') || (w.text.includes('/') && w.text.includes(holdfastHomeMarker())));
+}
+
+function holdfastConfigWrite(view: CommandView, cmd: SimpleCommand, cwd: string | null, shown: () => string): string | null {
+  const cwdInside = cwd !== null && (cwd.includes('.holdfast') || cwd.includes(holdfastHomeMarker()));
+  for (const r of cmd.redirects) {
+    if (r.writes && r.target && mayNameHoldfastConfig(r.target, cwdInside) && namesHoldfastConfig(r.target.text, r.target.glob, cwd, globToRegExp)) return `${shown()} writes ${r.target.text}, holdfast's own configuration`;
+  }
+  let hit: ShellWord | undefined;
+  for (let i = 1; i < view.words.length && !hit; i++) {
+    const w = view.words[i]!;
+    if (!mayNameHoldfastConfig(w, cwdInside)) continue;
+    const eq = w.text.indexOf('=');
+    if (namesHoldfastConfig(w.text, w.glob, cwd, globToRegExp) || (eq > 0 && namesHoldfastConfig(w.text.slice(eq + 1), w.glob, cwd, globToRegExp))) hit = w;
+  }
+  if (!hit || readOnlyLabel(view, cmd.redirects) !== null) return null;
+  return `${shown()} names ${hit.text}, holdfast's own configuration (the rules the agent is bound by)`;
+}
+
+/**
+ * The built-in findings on a command actually run (see the file comment): the first floor
+ * finding (`deny`, or `confirm` for a run-time argument), else the first built-in confirmation.
+ * `cwd` is the working directory when known (relative paths are judged only then).
+ */
+export function builtinFinding(view: CommandView, cmd: SimpleCommand, cwd: string | null): BuiltinFinding | null {
+  const head = view.words[0]!;
+  if (head.dynamic) return null;
+  const name = commandName(head);
+  const shown = (): string => view.words.map(shownWord).join(' ');
+  const floor = protectedPaths(name, view, cwd, shown) ?? rawDevice(name, view, cmd, cwd, shown) ?? killAll(name, view, shown);
+  if (floor?.decision === 'deny') return floor;
+  if (cmd.scope && cmd.scope.forked && cmd.scope.functions.includes(name)) {
+    return { decision: 'deny', rule: 'built-in: fork bomb', reason: `function ${name} calls itself from a pipeline or subshell (a fork bomb)` };
+  }
+  if (floor) return floor;
+  const confirm = (rule: string, reason: string | null): BuiltinFinding | null => (reason ? { decision: 'confirm', rule, reason } : null);
+  return (
+    confirm('built-in: holdfast config', holdfastConfigWrite(view, cmd, cwd, shown)) ??
+    confirm('built-in: holdfast', holdfastItself(name, view, shown)) ??
+    (HOOK_COMMANDS.has(name) ? confirm('built-in: shell hook', shellHook(name, view)) : null) ??
+    (name === 'git' ? confirm('built-in: git config', gitConfig(view)) : null)
+  );
+}
+
+/**
+ * Variables a builtin assigns without an `=` in sight: `read [-a] NAME…`, `printf -v NAME`,
+ * `mapfile|readarray NAME`, `getopts OPTSTRING NAME`, and the targets of a nameref
+ * (`declare|typeset|local -n REF=TARGET`).
+ */
+export function variablesAssignedBy(view: CommandView, cmd: SimpleCommand): string[] {
+  const head = view.words[0]!;
+  if (head.dynamic) return [];
+  const name = commandName(head);
+  const args = view.words.slice(1);
+  const out: string[] = [];
+  const positional: string[] = [];
+  const withValue = name === 'read' ? 'adinNptu' : name === 'mapfile' || name === 'readarray' ? 'dnOsuCc' : name === 'printf' ? 'v' : '';
+  switch (name) {
+    case 'read':
+    case 'mapfile':
+    case 'readarray':
+    case 'printf': {
+      for (let i = 0; i < args.length; i++) {
+        const t = args[i]!.text;
+        if (t === '--') {
+          positional.push(...args.slice(i + 1).map((w) => w.text));
+          break;
+        }
+        if (t.startsWith('-') && t.length > 1 && !args[i]!.dynamic) {
+          for (let j = 1; j < t.length; j++) {
+            if (!withValue.includes(t[j]!)) continue;
+            const value = j + 1 < t.length ? t.slice(j + 1) : (args[++i]?.text ?? '');
+            if (t[j] === 'a' || t[j] === 'v') out.push(value);
+            break;
+          }
+          continue;
+        }
+        positional.push(args[i]!.dynamic ? '' : t);
+        if (name === 'printf') break; // the format: the rest are its arguments
+      }
+      if (name === 'read') out.push(...positional);
+      if (name === 'mapfile' || name === 'readarray') out.push(positional[positional.length - 1] ?? 'MAPFILE');
+      return out.map((n) => n.replace(/\[.*$/, ''));
+    }
+    case 'getopts':
+      return args[1] && !args[1].dynamic ? [args[1].text] : [];
+    case 'declare':
+    case 'typeset':
+    case 'local':
+      if (!args.some((w) => /^-[A-Za-z]*n/.test(w.text))) return [];
+      return cmd.assigns.map((a) => a.value?.text ?? '').filter((t) => t !== '');
+    default:
+      return [];
+  }
+}

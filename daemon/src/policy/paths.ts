@@ -1,0 +1,187 @@
+import { homedir, userInfo } from 'node:os';
+import { posix } from 'node:path';
+
+/**
+ * Paths as the command policy compares them (docs/command-policy.md "Paths").
+ *
+ * - The home folder has many spellings: `~`, `~/`, `$HOME`, `${HOME}` (resolved by the word
+ *   reader, shell-syntax.ts), `~USER` for the daemon's own user, and the home's real path. They
+ *   all compare as the real path, and `~/..`, `/tmp/..`, `//` are normalised like any path.
+ * - The **protected set** is the built-in floor that no config can remove (commands.ts judges
+ *   `rm -r`, `find -delete`, `chmod/chown/chgrp -R`, `rsync --delete` and `mv` against it):
+ *   `/` and every folder directly below it (`/usr`, `/etc`, `/home`, `/anything`); every entry
+ *   directly below `/usr`, `/usr/local`, `/var`, `/etc`, `/boot`, `/home`, `/Users`, `/mnt`,
+ *   `/media`, `/private`; the daemon user's home folder, its parent, and `~NAME` of any user.
+ *   A glob covers a protected path when it can match one (`/*`, `/b*`, `/usr/l*`) or when it is
+ *   a "match everything" last component (`*`, `.*`, `?*`, `[!.]*`…) directly below one
+ *   (`~/*`, `/var/*`, `/tmp/.*`).
+ *
+ * Relative paths are resolved only when the working directory is known (the caller's `cwd`, or a
+ * literal `cd` earlier in the same line); otherwise they are compared as written.
+ */
+
+interface Homes {
+  /** The daemon's home folder (normalised, no trailing slash). */
+  home: string;
+  /** Other spellings of the same folder (the passwd entry when `$HOME` differs). */
+  others: string[];
+  user: string;
+}
+
+let homes: Homes | null = null;
+
+function homeInfo(): Homes {
+  if (homes) return homes;
+  const home = clean(posix.normalize(homedir() || '/'));
+  let user = '';
+  const others: string[] = [];
+  try {
+    const u = userInfo();
+    user = u.username;
+    if (u.homedir && clean(posix.normalize(u.homedir)) !== home) others.push(clean(posix.normalize(u.homedir)));
+  } catch {
+    // no passwd entry: only $HOME is known
+  }
+  homes = { home, others, user };
+  return homes;
+}
+
+/** The daemon's home folder as `$HOME` and `~` expand to it. */
+export function homeDirectory(): string {
+  return homeInfo().home;
+}
+
+function clean(p: string): string {
+  return p.length > 1 && p.endsWith('/') ? p.slice(0, -1) : p;
+}
+
+/**
+ * The canonical form of a path argument: `~`, `~/x`, `~USER/x` (the daemon's user) expanded to the
+ * home folder, absolute paths normalised (`//`, `/.`, `..`, a trailing `/`), relative paths
+ * resolved against `cwd` when it is known. Null when the path cannot be placed (relative without a
+ * cwd, `~OTHER`). Works on glob text too (`~/*` → `/home/me/*`).
+ */
+export function canonicalPath(text: string, cwd: string | null): string | null {
+  if (text === '') return null;
+  let t = text;
+  if (t.startsWith('~')) {
+    const slash = t.indexOf('/');
+    const user = slash < 0 ? t.slice(1) : t.slice(1, slash);
+    const h = homeInfo();
+    if (user !== '' && user !== h.user) return null;
+    t = h.home + (slash < 0 ? '' : t.slice(slash));
+  }
+  if (t.startsWith('/')) return clean(posix.normalize(t));
+  if (cwd === null || !cwd.startsWith('/')) return null;
+  return clean(posix.normalize(`${cwd}/${t}`));
+}
+
+/** `~NAME` or `~NAME/` of any user: a home folder even when the policy cannot place it. */
+export function isBareTildeUser(text: string): boolean {
+  return /^~[^/]*\/?$/.test(text);
+}
+
+const ONE_LEVEL_BELOW = new Set(['/usr', '/usr/local', '/var', '/etc', '/boot', '/home', '/Users', '/mnt', '/media', '/private']);
+
+/** Why an absolute, canonical path is protected (see the file comment), or null. */
+export function protectedPath(abs: string): string | null {
+  if (abs === '/') return 'the root folder';
+  const h = homeInfo();
+  for (const home of [h.home, ...h.others]) {
+    if (abs === home) return `${abs}, the home folder`;
+    if (abs === posix.dirname(home)) return `${abs}, the folder holding the home folder`;
+  }
+  const parent = posix.dirname(abs);
+  if (parent === '/') return `${abs}, a top-level folder`;
+  if (parent === '/home' || parent === '/Users') return `${abs}, a home folder`;
+  if (ONE_LEVEL_BELOW.has(parent)) return `${abs}, a system folder`;
+  return null;
+}
+
+/** Concrete protected paths a glob is tried against (plus the home folder and its parent). */
+const PROBES = [
+  '/bin', '/boot', '/dev', '/etc', '/home', '/lib', '/lib32', '/lib64', '/libx32', '/media', '/mnt', '/opt', '/proc', '/root', '/run',
+  '/sbin', '/snap', '/srv', '/sys', '/tmp', '/usr', '/var', '/Users', '/usr/bin', '/usr/sbin', '/usr/lib', '/usr/lib64', '/usr/local', '/usr/share',
+  '/usr/include', '/usr/local/bin', '/usr/local/lib', '/var/lib', '/var/log', '/var/cache', '/var/tmp', '/etc/ssh', '/etc/passwd', '/etc/shadow', '/boot/efi',
+];
+/** Names a "match everything" component must match (plain names, or dot files). */
+const ANY_NAME = ['bin', 'etc', 'Documents', 'a.b', 'x', 'node_modules'];
+const ANY_DOTFILE = ['.config', '.ssh', '.bashrc', '.local'];
+
+let probeCache: { home: string; list: string[] } | null = null;
+
+function probes(): string[] {
+  const h = homeInfo();
+  if (probeCache?.home !== h.home) {
+    const extra = [h.home, posix.dirname(h.home), ...h.others, `${h.home}/.ssh`, `${h.home}/.config`];
+    probeCache = { home: h.home, list: [...new Set([...PROBES, ...extra])] };
+  }
+  return probeCache.list;
+}
+
+/**
+ * Why a canonical glob (absolute, `*` may cross `/`) covers a protected path, or null.
+ * @param toRegExp the policy's glob compiler (rules.ts), passed in to keep this file dependency-free.
+ */
+export function globCoversProtected(glob: string, toRegExp: (g: string) => RegExp): string | null {
+  const re = toRegExp(glob);
+  // A glob never expands to `/` itself (`/*` is every entry of `/`, not `/`).
+  for (const p of probes()) if (p !== '/' && re.test(p)) return `${glob}, which matches ${protectedPath(p) ?? p}`;
+  const dir = posix.dirname(glob);
+  const last = posix.basename(glob);
+  if (/[*?[]/.test(dir) || !/[*?[]/.test(last)) return null;
+  const why = protectedPath(dir);
+  if (!why) return null;
+  const lastRe = toRegExp(last);
+  if (ANY_NAME.every((n) => lastRe.test(n)) || ANY_DOTFILE.every((n) => lastRe.test(n))) return `${glob}, everything in ${why}`;
+  return null;
+}
+
+/** `/dev/…` paths that are not a disk (writing to them is harmless). */
+const HARMLESS_DEVICE = /^\/dev\/(null|zero|full|u?random|std(in|out|err)|tty\d*|ptmx|console|kmsg|fd\/.*|pts\/.*|shm\/.*|mqueue\/.*)$/;
+
+/** True for a path under `/dev` that could be a disk or partition (not `/dev/null`, a tty, …). */
+export function isRawDevice(abs: string): boolean {
+  return abs.startsWith('/dev/') && !HARMLESS_DEVICE.test(abs);
+}
+
+/** The holdfast home (`$HOLDFAST_HOME`, default `~/.holdfast`): config, token, state. */
+export function holdfastHome(): string {
+  const env = process.env.HOLDFAST_HOME;
+  return env && env.startsWith('/') ? clean(posix.normalize(env)) : `${homeInfo().home}/.holdfast`;
+}
+
+let marker: string | null = null;
+
+/**
+ * The last component of {@link holdfastHome} (`.holdfast`): every path into the home spells it.
+ * Read once (the daemon's `HOLDFAST_HOME` does not change while it runs).
+ */
+export function holdfastHomeMarker(): string {
+  marker ??= posix.basename(holdfastHome());
+  return marker;
+}
+
+/** What the holdfast home holds (shared/src/paths.ts): its config, token, state, logs, sockets, sessions. */
+const HOME_ENTRIES = new Set(['config.yaml', 'token', 'state', 'logs', 'run', 'sessions']);
+
+/**
+ * Does a path argument name holdfast's own configuration — a project's `.holdfast.yaml`, the
+ * holdfast home itself or what it holds (`config.yaml`, `token`, `state/`, `logs/`, `run/`,
+ * `sessions/`; a workspace kept inside the home is not part of it)? Relative paths count when a
+ * component is `.holdfast` or the name is `.holdfast.yaml`; a glob counts when its last component
+ * can match `.holdfast.yaml`.
+ */
+export function namesHoldfastConfig(text: string, glob: boolean, cwd: string | null, toRegExp: (g: string) => RegExp): boolean {
+  const parts = text.split('/');
+  const last = parts[parts.length - 1]!;
+  if (last === '.holdfast.yaml' || parts.includes('.holdfast')) return true;
+  if (glob && last.startsWith('.') && toRegExp(last).test('.holdfast.yaml')) return true;
+  const abs = canonicalPath(text, cwd);
+  if (abs === null) return false;
+  const home = holdfastHome();
+  if (abs === home || abs.endsWith('/.holdfast.yaml')) return true;
+  if (!abs.startsWith(`${home}/`)) return false;
+  const entry = abs.slice(home.length + 1).split('/')[0]!;
+  return HOME_ENTRIES.has(entry) || (glob && /[*?[]/.test(entry));
+}
