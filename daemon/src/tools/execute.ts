@@ -7,7 +7,7 @@ import { fingerprint, foregroundLine, resolveCall, type ExecuteArgs, type Resolv
 import { confirmationOutcome, confirmationSummary, refusedOutcome } from '../execution/policy-outcome.js';
 import { requireTaskRow } from '../execution/task-lookup.js';
 import { describeTask } from '../execution/task-result.js';
-import { evaluateCommand, type PolicyVerdict } from '../policy/commands.js';
+import { evaluateCommand, evaluateStdin, type PolicyVerdict } from '../policy/commands.js';
 import { effectiveCommandRules } from '../policy/effective-rules.js';
 import type { GuardianLink } from '../sessions/link.js';
 import type { SessionRow } from '../store/sessions-repo.js';
@@ -61,7 +61,9 @@ async function run(args: ExecuteArgs, session: SessionRow, ctx: ToolContext, yie
   const project = () => ex.projects.get(session.workspace_root);
   const call = resolveCall(args, session.workspace_root, project);
   const rules = effectiveCommandRules(ctx.services.config.config.security.commands, project());
-  const verdict = evaluateCommand(call.argv ? { argv: call.argv } : { command: call.command! }, rules);
+  // The env argument is judged with the command (one verdict, one confirmation for both); paths
+  // are judged against the one-off cwd when there is one.
+  const verdict = evaluateCommand({ ...(call.argv ? { argv: call.argv } : { command: call.command! }), env: call.env, cwd: call.cwd }, rules);
   const audit = auditBase(call, session, ctx);
 
   if (verdict.decision === 'deny') {
@@ -347,14 +349,27 @@ async function stop(row: TaskRow, session: SessionRow, ctx: ToolContext): Promis
  * `stdin`: text, then named keys, to the foreground command running in the terminal, named by
  * `execution_task_id` (it must be the guardian's current foreground command). Refused without that
  * id, when nothing or another command runs there (typed text would become a shell command that no
- * policy judged) and for piped tasks (their stdin is /dev/null). The audit line records sizes and
- * key names, never the text.
+ * policy judged) and for piped tasks (their stdin is /dev/null). The text and keys are judged
+ * first (policy/stdin.ts: one line of answer per call) — a refusal is `POLICY_DENIED` and nothing is
+ * sent. The audit line records sizes and key names, never the text.
  */
 async function stdin(args: ExecuteArgs, session: SessionRow, ctx: ToolContext, yieldMs: number): Promise<ToolOutcome> {
   if (args.text === undefined && (args.keys === undefined || args.keys.length === 0)) throw new HoldfastError('BAD_REQUEST', 'action=stdin needs text and/or keys');
   const unknown = (args.keys ?? []).filter((k) => !(k in KEY_SEQUENCES));
   if (unknown.length > 0) throw new HoldfastError('BAD_REQUEST', `unknown key ${unknown.join(', ')}; keys are ${Object.keys(KEY_SEQUENCES).join(', ')}`);
   const rs = session.id;
+  // Judged before anything is sent: one line of answer, never what the shell would run afterwards.
+  const judged = evaluateStdin({ ...(args.text !== undefined ? { text: args.text } : {}), ...(args.keys !== undefined ? { keys: args.keys } : {}) });
+  if (judged.decision === 'deny') {
+    try {
+      ctx.services.execution.audit.append({ event: 'execute.stdin_refused', principal: ctx.call.principal, remote_session_id: rs, ...(args.execution_task_id ? { execution_task_id: args.execution_task_id } : {}), chars: args.text?.length ?? 0, keys: args.keys ?? [], reason: judged.reason });
+    } catch {
+      // nothing is sent either way
+    }
+    return failure('execute.stdin_refused', new HoldfastError('POLICY_DENIED', judged.reason, { retryable: false }), {
+      context: { remote_session_id: rs, ...(args.execution_task_id ? { execution_task_id: args.execution_task_id } : {}) },
+    });
+  }
   const row = args.execution_task_id !== undefined ? requireTask(args, session, ctx) : undefined;
   if (row && row.kind !== 'foreground') throw new HoldfastError('BAD_REQUEST', `${row.id} is a piped task; its stdin is /dev/null. Only the terminal's foreground command takes input`);
   const link = await ctx.services.sessions.ensureLink(rs);

@@ -52,7 +52,7 @@ export interface VerifyResult {
  */
 export async function runVerify(ctx: ToolContext, ws: FileWorkspace, command: string, editId: string): Promise<VerifyResult> {
   const rules = effectiveCommandRules(ctx.services.config.config.security.commands, ws.files.projects.get(ws.root));
-  const verdict = evaluateCommand({ command }, rules);
+  const verdict = evaluateCommand({ command, cwd: ws.root }, rules);
   if (verdict.decision !== 'allow') {
     return { command, ran: false, passed: false, decision: verdict.decision, reason: verdict.reason };
   }
