@@ -5,6 +5,7 @@ import { createServer } from 'node:http';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import { localhostHostValidation, localhostOriginValidation, toNodeHandler } from '@modelcontextprotocol/node';
 import * as z from 'zod';
+import { TOOLS } from '@holdfast/shared/tools';
 
 /**
  * The baseline of `npm run bench`: a bare SDK v2 Streamable HTTP server with the fewest layers a
@@ -35,6 +36,15 @@ const handler = createMcpHandler(() => {
       return { content: [{ type: 'text', text: content }], structuredContent: { content } };
     },
   );
+  // With BENCH_CATALOG=holdfast the baseline also lists holdfast's own tool catalogue (same names,
+  // schemas and annotations; handlers unused), so tools/list compares our layers, not list sizes.
+  if (process.env.BENCH_CATALOG === 'holdfast') {
+    for (const t of TOOLS) {
+      s.registerTool(t.name, { title: t.title, description: t.description, inputSchema: t.input, outputSchema: t.output, annotations: t.annotations }, () => ({
+        content: [{ type: 'text', text: 'unused' }],
+      }));
+    }
+  }
   return s;
 });
 const node = toNodeHandler(handler);
