@@ -68,6 +68,8 @@ export class CommandRunner {
   private promptEnd = 0;
   /** Something was typed at the prompt since it appeared (cleared before an exec types). */
   private dirtyPrompt = false;
+  /** Input was written while a command ran: a partial line may wait in the terminal for readline. */
+  private typedAhead = false;
   private lastInputAt = 0;
   private readonly listeners = new Set<() => void>();
   private closed = false;
@@ -116,7 +118,10 @@ export class CommandRunner {
     const fg: Foreground = { rec, started: false };
     this.fg = fg;
     this.finished.delete(p.id);
-    const prefix = this.dirtyPrompt ? '\x05\x15' : '';
+    // Ctrl-E Ctrl-U: clear whatever readline holds (a partial line typed at the prompt or left
+    // over from input meant for the previous command) so it is never run with our command.
+    const prefix = this.dirtyPrompt || this.typedAhead ? '\x05\x15' : '';
+    this.typedAhead = false;
     this.atPrompt = false;
     this.dirtyPrompt = false;
     this.lastInputAt = Date.now();
@@ -154,6 +159,7 @@ export class CommandRunner {
     this.d.clock.instruction(true);
     this.lastInputAt = Date.now();
     if (this.atPrompt) this.dirtyPrompt = true;
+    else this.typedAhead = true;
     if (this.fg) delete this.fg.rec.awaitingInput;
     this.d.host.write(data);
   }

@@ -43,7 +43,14 @@ export function integrationScript(nonce: string, historyFile: string): string {
 __hf_n='${nonce}'
 set +H 2>/dev/null
 HISTFILE=${shQuote(historyFile)}
-__hf_d() { local __hf_ec=$?; builtin printf '\\033]633;HF%s;D;%s\\007' "$__hf_n" "$__hf_ec"; return $__hf_ec; }
+__hf_d() {
+  local __hf_ec=$? __hf_t
+  builtin printf '\\033]633;HF%s;D;%s\\007' "$__hf_n" "$__hf_ec"
+  # Type-ahead: whole lines still queued on the terminal were written for the command that just
+  # ended; bash would run them next, unjudged. Discard them before the prompt reads anything.
+  while builtin read -r -t 0 2>/dev/null; do builtin read -r -s -t 1 __hf_t 2>/dev/null || break; done
+  return $__hf_ec
+}
 __hf_p() {
   local __hf_ec=$?
   case "$PS1" in *"]633;HF\${__hf_n};A"*) ;; *) PS1='\\[${m('A')}\\]'"$PS1"'\\[${m('B')}\\]' ;; esac
