@@ -7,7 +7,7 @@ import { commandLine, typedLineFromEcho } from './command-line.js';
 import { CommandLimits, ShellTimings } from './constants.js';
 import { looksLikePrompt, probeForeground } from './input-probe.js';
 import { killEscalate } from './process-killer.js';
-import { readProcStat } from '@holdfast/shared/protocol';
+import { procLink, readProcStat } from '@holdfast/shared/protocol';
 import type { MarkerEvent, PtyHost } from './pty-host.js';
 import type { ScreenModel } from './screen-model.js';
 
@@ -256,6 +256,9 @@ export class CommandRunner {
     if (exitCode !== null) rec.exitCode = exitCode;
     rec.outputEnd = Math.max(outputEnd, rec.outputStart);
     delete rec.awaitingInput;
+    // Where the shell is now: the daemon judges the next command's relative paths against it.
+    const cwd = procLink(this.d.host.pid, 'cwd');
+    if (cwd !== null) rec.cwd = cwd;
     if (fg.spillFile) rmSync(fg.spillFile, { force: true });
     this.finished.set(rec.id, rec);
     while (this.finished.size > CommandLimits.FINISHED_RECORDS_KEPT) this.finished.delete(this.finished.keys().next().value!);

@@ -51,6 +51,8 @@ export class SessionManager {
   private readonly doneListeners: ((sessionId: string, rec: CommandRecord | TaskRecord) => void)[] = [];
   private readonly endedListeners: ((sessionId: string, rec: ExitRecord | null) => void)[] = [];
   private readonly inflight = new Map<string, Promise<OpenResult>>();
+  /** Last known working directory of each session's shell (from finished commands and status). */
+  private readonly cwds = new Map<string, string>();
   private createChain: Promise<unknown> = Promise.resolve();
 
   constructor(
@@ -222,6 +224,7 @@ export class SessionManager {
       onDone: (rec: CommandRecord | TaskRecord) => {
         const e = this.entries.get(id);
         if (e) e.statusAt = 0; // status changed: refresh on next view
+        if (rec.kind === 'command' && rec.cwd) this.cwds.set(id, rec.cwd);
         for (const fn of this.doneListeners) fn(id, rec);
       },
       onClose: () => {
@@ -283,6 +286,7 @@ export class SessionManager {
     const st = await link.status();
     e.status = st;
     e.statusAt = Date.now();
+    if (st.cwd) this.cwds.set(id, st.cwd);
     const lastActivity = Math.max(st.clock.lastPtyActivityAt, st.clock.lastInstructionAt);
     const row = this.sessions.get(id);
     if (row && (row.last_activity_at !== lastActivity || row.ever_executed !== (st.clock.everExecuted ? 1 : 0) || row.shell_pid !== st.shell.pid)) {
@@ -328,6 +332,7 @@ export class SessionManager {
     const e = this.entries.get(id);
     e?.link?.close();
     this.entries.delete(id);
+    this.cwds.delete(id);
     rmSync(guardianPaths(this.layout, id).manifest, { force: true });
     const swept = await sweepSession(id);
     if (swept > 0) this.log.warn('swept leftover processes', { session: id, count: swept });
@@ -358,6 +363,25 @@ export class SessionManager {
       if (row.guardian_pid && isProcessAlive(row.guardian_pid, row.guardian_start_time)) await killWithEscalation([row.guardian_pid]);
     }
     await this.markEnded(id, rec, reason);
+  }
+
+  /**
+   * The shell's current working directory (for judging relative paths, issue 5): the last one a
+   * finished command reported, else asked from the guardian; null when it cannot be known.
+   */
+  async shellCwd(id: string): Promise<string | null> {
+    const known = this.cwds.get(id);
+    if (known) return known;
+    try {
+      return (await this.status(id)).cwd;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Records a working directory reported by a command record (execute results). */
+  noteCwd(id: string, cwd: string | undefined): void {
+    if (cwd) this.cwds.set(id, cwd);
   }
 
   // ---- queries -------------------------------------------------------------------------------

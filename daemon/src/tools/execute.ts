@@ -61,9 +61,11 @@ async function run(args: ExecuteArgs, session: SessionRow, ctx: ToolContext, yie
   const project = () => ex.projects.get(session.workspace_root);
   const call = resolveCall(args, session.workspace_root, project);
   const rules = effectiveCommandRules(ctx.services.config.config.security.commands, project());
-  // The env argument is judged with the command (one verdict, one confirmation for both); paths
-  // are judged against the one-off cwd when there is one.
-  const verdict = evaluateCommand({ ...(call.argv ? { argv: call.argv } : { command: call.command! }), env: call.env, cwd: call.cwd }, rules);
+  // The env argument is judged with the command (one verdict, one confirmation for both); relative
+  // paths are judged against the one-off cwd, else where the session's shell is now (`rm -rf ..`
+  // from a workspace under $HOME is the home folder).
+  const cwd = call.cwd ?? (await ctx.services.sessions.shellCwd(rs)) ?? session.workspace_root;
+  const verdict = evaluateCommand({ ...(call.argv ? { argv: call.argv } : { command: call.command! }), env: call.env, cwd }, rules);
   const audit = auditBase(call, session, ctx);
 
   if (verdict.decision === 'deny') {
@@ -239,7 +241,7 @@ async function start(
 
     let rec: TaskRecord;
     try {
-      const cwd = call.cwd ?? (await link.status()).cwd ?? session.workspace_root;
+      const cwd = call.cwd ?? (await ctx.services.sessions.shellCwd(rs)) ?? session.workspace_root;
       rec = await link.spawn({ id, ...(call.argv ? { argv: call.argv } : { command: call.command! }), cwd, ...(call.env ? { env: call.env } : {}) });
     } catch (err) {
       notStarted((err as Error).message);
@@ -291,6 +293,7 @@ function alreadyRunning(running: CommandRecord, args: ExecuteArgs, rs: string): 
 
 /** Syncs a fresh guardian record into its row and builds the result. */
 async function afterRecord(rec: CommandRecord | TaskRecord, link: GuardianLink, ctx: ToolContext): Promise<ToolOutcome> {
+  if (rec.kind === 'command') ctx.services.sessions.noteCwd(link.gid, rec.cwd);
   const row = ctx.services.execution.sync.apply(rec) ?? ctx.services.execution.tasks.get(rec.id)!;
   const awaiting = rec.kind === 'command' && rec.awaitingInput === true && rec.state === 'running';
   const screen = awaiting ? (await link.snapshot()).lines.join('\n').replace(/\n+$/, '') : undefined;

@@ -87,6 +87,8 @@ export interface CommandRecord {
   outputEnd?: number;
   /** The command went quiet with a prompt-like last screen line (since proto 1, feature exec.awaiting_input). */
   awaitingInput?: boolean;
+  /** The shell's working directory when the command ended (since proto 1, optional). */
+  cwd?: string;
 }
 
 /** Offsets of one task stream: bytes ever written are [0, end); [start, end) is retained. */
