@@ -97,4 +97,21 @@ describe('execute across kill -9 of the adapter and restart-daemon', () => {
     assert.equal(r.env.data!.exit_code, 0);
     assert.equal(runLines(spanning.command), 1, 'it ran once');
   });
+
+  it('a run without a key spanning restart-daemon is re-sent under the key the adapter minted: one run, its result', async () => {
+    const c = await connect();
+    const s = await openSession(c, { workspace: 'ws' });
+    const observer = toolCaller(h.client(), 'owner', ['execute', 'observe']);
+    const args = { remote_session_id: s.id, command: 'sleep 5; echo NO-KEY-SPANNED', yield_time_ms: 30_000 };
+    const call = callTool(c, 'execute', args);
+    await pollUntil('the unkeyed run to start', async () => {
+      const tasks = (await observer('observe', { view: 'session', remote_session_id: s.id })).env.data.tasks as { command?: string; state: string }[];
+      return tasks.some((t) => t.command === args.command && t.state === 'running');
+    }, 15_000);
+    await restartDaemon();
+    const r = await call;
+    assert.equal(r.isError, false, JSON.stringify(r.env.error));
+    assert.equal(r.env.data!.output, 'NO-KEY-SPANNED');
+    assert.equal(runLines(args.command), 1, 'it ran once');
+  });
 });

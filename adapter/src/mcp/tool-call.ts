@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Affinity, CallContext, ToolCallResult } from '@holdfast/shared/control';
 import { HoldfastError, type ErrorCode } from '@holdfast/shared/errors';
 import { checkToolOutput, parseToolArguments, type Envelope, type ResultAction } from '@holdfast/shared/tools';
@@ -86,6 +87,17 @@ export interface ForwarderOptions {
   requestTimeoutMs: number;
 }
 
+/**
+ * An `execute run` without an `idempotency_key` gets one minted here (`adapter-<uuid>`), one per
+ * `tools/call`: the daemon deduplicates keyed runs, so when the daemon goes away mid-call (e.g.
+ * `holdfast restart-daemon`) the adapter can re-send the call and get the task the first attempt
+ * started instead of a "may or may not have run" error — and never runs it twice (DESIGN §4.5).
+ */
+export function withRetryKey(tool: string, args: Record<string, unknown>): Record<string, unknown> {
+  if (tool !== 'execute' || (args.action ?? 'run') !== 'run' || typeof args.idempotency_key === 'string') return args;
+  return { ...args, idempotency_key: `adapter-${randomUUID()}` };
+}
+
 /** Validates, forwards and accounts tool calls. */
 export class ToolForwarder {
   private running = 0;
@@ -142,9 +154,10 @@ export class ToolForwarder {
     if (origin.requestId !== null) context.request_id = origin.requestId;
     if (origin.mcpSessionId !== undefined) context.mcp_session_id = origin.mcpSessionId;
     if (origin.conversationHeader !== undefined) context.conversation_header = origin.conversationHeader;
-    const retry = entry.retryFor(parsed.value);
+    const args = withRetryKey(name, parsed.value);
+    const retry = entry.retryFor(args);
     try {
-      const r = await this.backend.callTool(name, parsed.value, context, { retry, deadlineMs: this.opts.deadlineMs, signal: origin.signal });
+      const r = await this.backend.callTool(name, args, context, { retry, deadlineMs: this.opts.deadlineMs, signal: origin.signal });
       const problem = checkToolOutput(entry.def, r.structuredContent);
       result =
         problem === null
