@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, openSync, closeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { buildString } from '@holdfast/shared/build';
 import { LinkTimeouts, ProtocolVersions } from '@holdfast/shared/constants';
 import type { ControlMethod, ControlParams, ControlResult } from '@holdfast/shared/control';
 import { HoldfastError } from '@holdfast/shared/errors';
 import { homeLayout, resolveHome, type HomeLayout } from '@holdfast/shared/paths';
+import { isProcessAlive } from '@holdfast/shared/proc';
 import type { PeerRole } from '@holdfast/shared/protocol';
 import { dialPeer, type RpcPeer } from '@holdfast/shared/wire';
 
@@ -56,6 +57,16 @@ export function startDaemonDetached(layout: HomeLayout): number {
     return child.pid ?? -1;
   } finally {
     closeSync(fd);
+  }
+}
+
+/** True when `run/daemon.pid` names a live process (pid and start time). */
+function daemonHolderAlive(layout: HomeLayout): boolean {
+  try {
+    const rec = JSON.parse(readFileSync(layout.daemonPidFile, 'utf8')) as { pid?: unknown; startTime?: unknown };
+    return typeof rec.pid === 'number' && isProcessAlive(rec.pid, typeof rec.startTime === 'string' ? rec.startTime : null);
+  } catch {
+    return false;
   }
 }
 
@@ -163,7 +174,9 @@ export class DaemonClient {
       } catch (err) {
         if (!isUnreachable(err)) throw err;
         if (!this.opts.autoStart) throw err;
-        if (!started) {
+        // A live lock holder (a daemon handing over to its successor, or one still starting) will
+        // answer shortly: starting another would only lose the lock race and log an error.
+        if (!started && !daemonHolderAlive(this.layout)) {
           startDaemonDetached(this.layout);
           started = true;
         }

@@ -59,6 +59,8 @@ describe('execute across kill -9 of the adapter and restart-daemon', () => {
     assert.equal(r.env.data!.execution_task_id, id);
     assert.equal(r.env.data!.output, 'SPANNED');
     assert.equal(r.env.data!.exit_code, 0);
+    // The adapter waited for the successor instead of starting a rival daemon.
+    assert.doesNotMatch(readFileSync(h.layout.daemonLog, 'utf8'), /failed to start/);
   });
 
   it('a run with an idempotency_key is one run across kill -9 of the adapter and across restart-daemon', async () => {
