@@ -288,7 +288,7 @@ describe('edit: byte-exact, guarded, atomic (issue 4)', () => {
     rmSync(join(ws, '.holdfast.yaml'));
   });
 
-  it('verify_command runs after the write under the execute policy; a failing or refused check is completed_with_issues with the edit applied', async () => {
+  it('verify_command runs after the write under the execute policy: a failing check is completed_with_issues with the edit applied; a refused one refuses the edit before any write', async () => {
     w('v.txt', 'v1\n');
     let r = await replace('v.txt', 'v1', 'v2', { verify_command: 'grep -q v2 v.txt' });
     assert.equal(r.env.status, 'succeeded', r.text);
@@ -302,10 +302,11 @@ describe('edit: byte-exact, guarded, atomic (issue 4)', () => {
     assert.equal(r.env.data.verify.exit_code, 1);
     assert.equal(bytes('v.txt').toString(), 'v3\n');
     r = await replace('v.txt', 'v3', 'v4', { verify_command: 'rm -f v.txt' });
-    assert.equal(r.env.status, 'completed_with_issues');
-    assert.equal(r.env.data.verify.ran, false);
-    assert.equal(r.env.data.verify.decision, 'deny');
-    assert.equal(bytes('v.txt').toString(), 'v4\n');
+    assert.equal(r.env.status, 'failed', r.text);
+    assert.equal(r.env.error!.code, 'POLICY_DENIED');
+    assert.equal(bytes('v.txt').toString(), 'v3\n', 'nothing was written');
+    const without = r.env.actions.find((a) => a.tool === 'edit');
+    assert.ok(without && !('verify_command' in without.arguments), JSON.stringify(r.env.actions));
   });
 
   it('a verify_command still running after limits.verify_wait_ms comes back as a task to attach to, the edit applied', async () => {

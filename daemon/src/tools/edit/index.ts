@@ -17,7 +17,7 @@ import { commitPlans } from './commit.js';
 import { editFailureActions } from './failure-actions.js';
 import { planEdit, type EditPlan, type ReadGuard } from './plan.js';
 import { planUndo } from './undo.js';
-import { runVerify, type VerifyResult } from './verify.js';
+import { runVerify, verifyVerdict, type VerifyResult } from './verify.js';
 
 type Args = z.output<typeof editTool.input>;
 
@@ -156,6 +156,25 @@ export async function editHandler(args: Args, ctx: ToolContext): Promise<ToolOut
       } catch {
         // refused again, with its message, during planning
       }
+    }
+  }
+  // A check that policy would not run is refused before any byte is written: an edit that cannot
+  // be verified as asked should not be applied half-way to what the agent meant.
+  if (args.verify_command && !args.dry_run) {
+    const v = verifyVerdict(ctx, ws, args.verify_command);
+    if (v.decision !== 'allow') {
+      const { verify_command: _omit, ...withoutVerify } = args;
+      return failure(
+        'edit',
+        new HoldfastError('POLICY_DENIED', `verify_command ${v.decision === 'deny' ? 'is denied' : 'needs the user\'s confirmation, which edit cannot ask for'} (${v.reason}); nothing was written — edit without it, then run the check with execute`),
+        {
+          context,
+          actions: [
+            action('edit', withoutVerify as Record<string, unknown>, 'apply the edit without the check'),
+            action('execute', { remote_session_id: rs, command: args.verify_command }, 'run the check with execute (it can ask for confirmation)'),
+          ],
+        },
+      );
     }
   }
   const guard = guardFor(ws);

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { newId } from '@holdfast/shared/ids';
 import { guardianSource } from '../../execution/byte-source.js';
 import { renderTail } from '../../execution/rendered-output.js';
-import { evaluateCommand } from '../../policy/commands.js';
+import { evaluateCommand, type PolicyVerdict } from '../../policy/commands.js';
 import { effectiveCommandRules } from '../../policy/effective-rules.js';
 import type { ToolContext } from '../context.js';
 import type { FileWorkspace } from '../file-access.js';
@@ -43,6 +43,12 @@ export interface VerifyResult {
   stderr?: string;
 }
 
+/** The policy verdict on a verify_command, judged in the workspace root (issue 5 policy). */
+export function verifyVerdict(ctx: ToolContext, ws: FileWorkspace, command: string): PolicyVerdict {
+  const rules = effectiveCommandRules(ctx.services.config.config.security.commands, ws.files.projects.get(ws.root));
+  return evaluateCommand({ command, cwd: ws.root }, rules);
+}
+
 /**
  * Runs an edit's `verify_command` after a successful write (issue 4), under the execute policy
  * (issue 5, policy/commands.ts with the project's narrowing): anything but `allow` is not run — a
@@ -51,8 +57,7 @@ export interface VerifyResult {
  * running then comes back with `state: 'running'` and its `execution_task_id`.
  */
 export async function runVerify(ctx: ToolContext, ws: FileWorkspace, command: string, editId: string): Promise<VerifyResult> {
-  const rules = effectiveCommandRules(ctx.services.config.config.security.commands, ws.files.projects.get(ws.root));
-  const verdict = evaluateCommand({ command, cwd: ws.root }, rules);
+  const verdict = verifyVerdict(ctx, ws, command);
   if (verdict.decision !== 'allow') {
     return { command, ran: false, passed: false, decision: verdict.decision, reason: verdict.reason };
   }
