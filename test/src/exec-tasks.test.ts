@@ -57,4 +57,16 @@ describe('project tasks and diagnostics (issue 5)', () => {
     const r = await run({ task: 'ship' });
     assert.equal(r.env.status, 'waiting_confirmation');
   });
+
+  it('an npm task is judged by its script bodies, pre and post scripts included', async () => {
+    writeFileSync(
+      join(h.workspace, 'package.json'),
+      JSON.stringify({ scripts: { release: 'echo releasing', prerelease: 'git push origin main', clean: 'echo cleaning', postclean: 'if false; then rm -rf /; fi' } }),
+    );
+    const pushed = await run({ task: 'npm:release' });
+    assert.equal(pushed.env.status, 'waiting_confirmation', pushed.text);
+    const wiped = await run({ task: 'npm:clean' });
+    assert.equal(wiped.env.status, 'failed', wiped.text);
+    assert.equal(wiped.env.error!.code, 'POLICY_DENIED');
+  });
 });

@@ -35,6 +35,8 @@ export interface ResolvedCall {
   background: boolean;
   /** Diagnostics to parse after it ran (project tasks), or null. */
   diagnostics: DiagnosticFormat[] | 'auto' | null;
+  /** Shell text a project task runs besides `command` (script bodies), judged with it. */
+  taskScripts: string[];
 }
 
 /**
@@ -56,6 +58,7 @@ export function resolveCall(args: ExecuteArgs, workspaceRoot: string, project: (
   let taskName: string | null = null;
   let diagnostics: ResolvedCall['diagnostics'] = null;
   let cwdArg = args.cwd;
+  let taskScripts: string[] = [];
   if (args.task !== undefined) {
     const info = discoverProject(workspaceRoot, project());
     const task = findTask(info, args.task);
@@ -66,6 +69,7 @@ export function resolveCall(args: ExecuteArgs, workspaceRoot: string, project: (
     command = task.command;
     taskName = task.qualified;
     diagnostics = task.diagnostics;
+    taskScripts = task.runs ?? [];
     cwdArg ??= task.cwd === '' ? '.' : task.cwd;
   }
   const cwd = cwdArg === undefined ? null : resolveCwd(cwdArg, workspaceRoot);
@@ -82,6 +86,7 @@ export function resolveCall(args: ExecuteArgs, workspaceRoot: string, project: (
     purpose: args.purpose ?? null,
     background,
     diagnostics,
+    taskScripts,
   };
 }
 

@@ -27,9 +27,12 @@ export const discoverPackageJson: TaskDiscoverer = (root, problems) => {
   if (!scripts || typeof scripts !== 'object') return [];
   const run = MANAGERS.find(([lock]) => existsSync(join(root, lock)))?.[1] ?? 'npm run';
   const out: ProjectTask[] = [];
-  for (const [name, body] of Object.entries(scripts as Record<string, unknown>)) {
+  const bodies = scripts as Record<string, unknown>;
+  for (const [name, body] of Object.entries(bodies)) {
     if (typeof body !== 'string') continue;
-    out.push({ name, qualified: `npm:${name}`, source: 'npm', command: `${run} ${shellQuote(name)}`, description: body, diagnostics: guessFormats(body), cwd: '' });
+    // npm (and pnpm/yarn) also run pre<name> and post<name>: their bodies are judged too.
+    const runs = [bodies[`pre${name}`], body, bodies[`post${name}`]].filter((b): b is string => typeof b === 'string');
+    out.push({ name, qualified: `npm:${name}`, source: 'npm', command: `${run} ${shellQuote(name)}`, description: body, diagnostics: guessFormats(body), cwd: '', runs });
   }
   return out;
 };

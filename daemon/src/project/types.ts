@@ -22,6 +22,12 @@ export interface ProjectTask {
   diagnostics: DiagnosticFormat[] | 'auto';
   /** Working directory relative to the project root ('' = the root). */
   cwd: string;
+  /**
+   * Shell text the task runs besides `command`, when it is known (npm: the `pre<name>`, `<name>`
+   * and `post<name>` script bodies). Judged by the command policy with `command`; for tasks whose
+   * bodies are not read (make recipes, cargo, go) only `command` is judged (a documented limit).
+   */
+  runs?: string[];
 }
 
 /** A discovery source: reads its file(s) under `root` and lists tasks (never throws; problems are reported). */

@@ -55,6 +55,13 @@ export async function executeHandler(args: ExecuteArgs, ctx: ToolContext): Promi
 
 // ---- run -------------------------------------------------------------------------------------
 
+const DECISION_RANK: Record<PolicyVerdict['decision'], number> = { allow: 0, confirm: 1, deny: 2 };
+
+/** The strictest of several verdicts (deny over confirm over allow; the first of equals). */
+function strictest(verdicts: PolicyVerdict[]): PolicyVerdict {
+  return verdicts.reduce((a, b) => (DECISION_RANK[b.decision] > DECISION_RANK[a.decision] ? b : a));
+}
+
 async function run(args: ExecuteArgs, session: SessionRow, ctx: ToolContext, yieldMs: number): Promise<ToolOutcome> {
   const ex = ctx.services.execution;
   const rs = session.id;
@@ -65,7 +72,11 @@ async function run(args: ExecuteArgs, session: SessionRow, ctx: ToolContext, yie
   // paths are judged against the one-off cwd, else where the session's shell is now (`rm -rf ..`
   // from a workspace under $HOME is the home folder).
   const cwd = call.cwd ?? (await ctx.services.sessions.shellCwd(rs)) ?? session.workspace_root;
-  const verdict = evaluateCommand({ ...(call.argv ? { argv: call.argv } : { command: call.command! }), env: call.env, cwd }, rules);
+  const verdict = strictest([
+    evaluateCommand({ ...(call.argv ? { argv: call.argv } : { command: call.command! }), env: call.env, cwd }, rules),
+    // A project task's script bodies are what really runs: judged like commands typed here.
+    ...call.taskScripts.map((body) => evaluateCommand({ command: body, env: call.env, cwd }, rules)),
+  ]);
   const audit = auditBase(call, session, ctx);
 
   if (verdict.decision === 'deny') {
