@@ -143,7 +143,9 @@ export class Daemon {
         return { session: await m.view(p.id) };
       },
       'session.kill': async (p) => {
-        const ids = p.all ? this.sessionsRepo.listLive().map((r) => r.id) : [m.requireOwned(p.id!, null).id];
+        // Only live sessions are killed (and reported); an ended one is left as it ended.
+        const rows = p.all ? this.sessionsRepo.listLive() : [m.requireOwned(p.id!, null)];
+        const ids = rows.filter((r) => r.state === 'running' || r.state === 'starting').map((r) => r.id);
         await Promise.all(ids.map((id) => m.end(id, 'killed')));
         return { killed: ids };
       },

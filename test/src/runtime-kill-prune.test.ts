@@ -33,6 +33,9 @@ describe('ending a session leaves no process behind (DESIGN §4.4)', () => {
     assert.ok(!sleepers().includes(orphan), `sleep 1000 (pid ${orphan}) must be dead after kill`);
     const { session } = await h.client().call('session.get', { id });
     assert.equal(session.state, 'closed');
+    const again = await h.cli(['kill', id]);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, /had already ended; nothing to kill/);
   });
 
   it('after `holdfast prune --idle-seconds 0`, the same holds; a busy session is kept', async () => {

@@ -27,7 +27,8 @@ export function registerSessionsAdmin(program: Command): void {
       await withClient(async (c) => {
         const r = await c.call('session.kill', o.all ? { all: true } : { id: id! }, { retry: 'never', deadlineMs: 120_000 });
         if (o.json) return printJson(r);
-        process.stdout.write(r.killed.length ? `killed ${r.killed.join(' ')}\n` : 'no live session\n');
+        if (r.killed.length > 0) process.stdout.write(`killed ${r.killed.join(' ')}\n`);
+        else process.stdout.write(o.all ? 'no live session\n' : `${id} had already ended; nothing to kill\n`);
       });
     });
 }
