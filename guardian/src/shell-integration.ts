@@ -45,10 +45,11 @@ set +H 2>/dev/null
 HISTFILE=${shQuote(historyFile)}
 __hf_d() {
   local __hf_ec=$? __hf_t
-  builtin printf '\\033]633;HF%s;D;%s\\007' "$__hf_n" "$__hf_ec"
   # Type-ahead: whole lines still queued on the terminal were written for the command that just
-  # ended; bash would run them next, unjudged. Discard them before the prompt reads anything.
+  # ended; bash would run them next, unjudged. Discard them before the prompt reads anything —
+  # and before the D marker, so input sent after the guardian saw the command end is never lost.
   while builtin read -r -t 0 2>/dev/null; do builtin read -r -s -t 1 __hf_t 2>/dev/null || break; done
+  builtin printf '\\033]633;HF%s;D;%s\\007' "$__hf_n" "$__hf_ec"
   return $__hf_ec
 }
 __hf_p() {
