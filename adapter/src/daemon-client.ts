@@ -3,7 +3,7 @@ import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { buildString } from '@holdfast/shared/build';
 import { LinkTimeouts, ProtocolVersions } from '@holdfast/shared/constants';
-import type { ControlMethod, ControlParams, ControlResult } from '@holdfast/shared/control';
+import { ControlEvents, type ControlMethod, type ControlParams, type ControlResult } from '@holdfast/shared/control';
 import { HoldfastError } from '@holdfast/shared/errors';
 import { homeLayout, resolveHome, type HomeLayout } from '@holdfast/shared/paths';
 import { isProcessAlive } from '@holdfast/shared/proc';
@@ -34,6 +34,12 @@ export interface DaemonClientOptions {
 }
 
 const CONNECT_TIMEOUT_MS = 3000;
+/**
+ * After the daemon said it is handing over (`daemon.draining`, or a `DAEMON_DRAINING` answer), its
+ * successor gets this long to take the lock before the client would start a daemon itself, ms:
+ * between the predecessor letting go and the successor's pid file there is no live holder to see.
+ */
+const HANDOVER_GRACE_MS = 10_000;
 
 /** Absolute path of the daemon entry point (resolved, never imported: DESIGN §1 boundaries). */
 export function daemonEntryPath(): string {
@@ -42,13 +48,13 @@ export function daemonEntryPath(): string {
 
 /**
  * Starts `holdfastd` detached (own session, stdio to `logs/daemon.log`, no pipes) for a home.
- * The daemon's lock makes a double start harmless: the second one exits.
+ * The daemon's lock makes a double start harmless: the second one exits quietly (`--if-absent`).
  */
 export function startDaemonDetached(layout: HomeLayout): number {
   mkdirSync(layout.logsDir, { recursive: true, mode: 0o700 });
   const fd = openSync(layout.daemonLog, 'a', 0o600);
   try {
-    const child = spawn(process.execPath, [daemonEntryPath(), 'run', '--home', layout.home], {
+    const child = spawn(process.execPath, [daemonEntryPath(), 'run', '--home', layout.home, '--if-absent'], {
       detached: true,
       stdio: ['ignore', fd, fd],
       env: { ...process.env, HOLDFAST_HOME: layout.home },
@@ -91,6 +97,8 @@ export class DaemonClient {
   private peer: RpcPeer | null = null;
   private connecting: Promise<RpcPeer> | null = null;
   private closed = false;
+  /** When the daemon last said it is handing over to a successor (epoch ms; 0 = never). */
+  private handoverSeenAt = 0;
 
   constructor(private readonly opts: DaemonClientOptions) {
     this.layout = homeLayout(opts.home ?? resolveHome());
@@ -121,6 +129,7 @@ export class DaemonClient {
       } catch (err) {
         if (this.closed || !isReconnectable(err)) throw err;
         const draining = err instanceof HoldfastError && err.code === 'DAEMON_DRAINING';
+        if (draining) this.handoverSeenAt = Date.now();
         // A request that may have reached the daemon is only repeated when repeating is safe.
         if (sent && !draining && retry === 'never') {
           throw new HoldfastError('DAEMON_UNAVAILABLE', `the daemon went away during ${method}; it may or may not have run — check its state, then repeat the call`, {
@@ -165,7 +174,10 @@ export class DaemonClient {
           hello: { proto: ProtocolVersions.CONTROL, role: this.opts.role, build: buildString(), pid: process.pid, features: [] },
           timeoutMs: CONNECT_TIMEOUT_MS,
         });
-        peer.on('event', (ev, d) => this.opts.onEvent?.(ev, d));
+        peer.on('event', (ev, d) => {
+          if (ev === ControlEvents.draining) this.handoverSeenAt = Date.now();
+          this.opts.onEvent?.(ev, d);
+        });
         peer.on('close', () => {
           if (this.peer === peer) this.peer = null;
         });
@@ -174,9 +186,11 @@ export class DaemonClient {
       } catch (err) {
         if (!isUnreachable(err)) throw err;
         if (!this.opts.autoStart) throw err;
-        // A live lock holder (a daemon handing over to its successor, or one still starting) will
-        // answer shortly: starting another would only lose the lock race and log an error.
-        if (!started && !daemonHolderAlive(this.layout)) {
+        // A live lock holder (a daemon handing over to its successor, or one still starting) or a
+        // successor about to take the lock will answer shortly: starting another would only lose
+        // the lock race and log an error.
+        const handingOver = Date.now() - this.handoverSeenAt < HANDOVER_GRACE_MS;
+        if (!started && !handingOver && !daemonHolderAlive(this.layout)) {
           startDaemonDetached(this.layout);
           started = true;
         }

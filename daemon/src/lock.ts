@@ -19,7 +19,7 @@ const delay = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
  * gone or reused) is broken at once instead of waiting for staleness, so a `kill -9`ed daemon
  * can be replaced immediately. `waitMs` > 0 keeps trying (a restart successor waits for its
  * predecessor to let go).
- * @throws HoldfastError `DAEMON_UNAVAILABLE`-style BAD_REQUEST when another live daemon holds it.
+ * @throws HoldfastError `BAD_REQUEST` with `details.already_serving` when another live daemon holds it.
  * @returns a release function.
  */
 export async function acquireDaemonLock(layout: HomeLayout, waitMs: number, onCompromised: (err: Error) => void): Promise<() => Promise<void>> {
@@ -49,7 +49,7 @@ export async function acquireDaemonLock(layout: HomeLayout, waitMs: number, onCo
       if (holder && isProcessAlive(holder.pid, holder.startTime)) {
         missingSince = null;
         if (Date.now() >= until) {
-          throw new HoldfastError('BAD_REQUEST', `another holdfastd (pid ${holder.pid}) already serves ${layout.home}`, { details: { pid: holder.pid } });
+          throw new HoldfastError('BAD_REQUEST', `another holdfastd (pid ${holder.pid}) already serves ${layout.home}`, { details: { pid: holder.pid, already_serving: true } });
         }
         await delay(50);
         continue;
@@ -84,7 +84,7 @@ export async function clearStaleSocket(path: string): Promise<void> {
     });
     s.once('error', () => resolve(false));
   });
-  if (alive) throw new HoldfastError('BAD_REQUEST', `a daemon already answers on ${path}`);
+  if (alive) throw new HoldfastError('BAD_REQUEST', `a daemon already answers on ${path}`, { details: { already_serving: true } });
   try {
     unlinkSync(path);
   } catch {

@@ -1,18 +1,21 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
+import { HoldfastError } from '@holdfast/shared/errors';
 import { homeLayout, resolveHome } from '@holdfast/shared/paths';
 import { Daemon } from './daemon.js';
 import { log } from './log.js';
 
 /**
- * `holdfastd [run] [--home DIR] [--takeover]` (also `holdfast daemon run`). Runs in the
- * foreground until stopped; logs go to stderr. `--takeover` is how a restart successor starts:
- * it waits for its predecessor to release the lock and socket.
+ * `holdfastd [run] [--home DIR] [--takeover] [--if-absent]` (also `holdfast daemon run`). Runs
+ * in the foreground until stopped; logs go to stderr. `--takeover` is how a restart successor
+ * starts: it waits for its predecessor to release the lock and socket. `--if-absent` is how an
+ * adapter auto-starts one: finding another daemon already serving the home is then not a failure
+ * (exit 0, logged at info) — two adapters may race to start it, and the lock picks one.
  */
 async function main(): Promise<void> {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
-    options: { home: { type: 'string' }, takeover: { type: 'boolean', default: false } },
+    options: { home: { type: 'string' }, takeover: { type: 'boolean', default: false }, 'if-absent': { type: 'boolean', default: false } },
   });
   if (positionals.length > 0 && positionals[0] !== 'run') {
     process.stderr.write(`holdfastd: unknown command ${positionals[0]} (usage: holdfastd [run] [--home DIR])\n`);
@@ -31,6 +34,10 @@ async function main(): Promise<void> {
   try {
     await daemon.start();
   } catch (err) {
+    if (values['if-absent'] && err instanceof HoldfastError && err.details?.already_serving === true) {
+      log.info('another holdfastd already serves this home: nothing to start', { error: err.message });
+      process.exit(0);
+    }
     log.error('holdfastd failed to start', { error: (err as Error).message });
     process.stderr.write(`holdfastd: ${(err as Error).message}\n`);
     process.exit(1);
