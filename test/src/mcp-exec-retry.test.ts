@@ -78,6 +78,9 @@ describe('execute across kill -9 of the adapter and restart-daemon', () => {
     const firstAttempt = callTool(c1, 'execute', lost).catch((err: unknown) => err);
     const task = await runningTask(lost.command);
     await adapters[adapters.length - 1]!.kill9();
+    // The SDK client would wait out its 60 s request timeout for an answer from the dead adapter
+    // (it retries the stream): closing it ends the attempt, as a client that gave up would.
+    await c1.close();
     await firstAttempt;
     const c2 = await connect();
     const retried = await callTool(c2, 'execute', lost);
