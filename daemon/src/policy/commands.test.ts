@@ -180,7 +180,8 @@ describe('command policy: run-time words', () => {
   table([
     ['$CMD -rf /', 'confirm'],
     ['"$CMD" x', 'confirm'],
-    ['{rm,-rf,/}', 'confirm'],
+    ['{rm,-rf,/}', 'deny'], // brace expansion of literal parts is expanded as bash would: rm -rf /
+    ['{rm,-rf,/}$X', 'confirm'],
     ['rm -rf $DIR', 'confirm'],
     ['rm -rf "$HOME"', 'deny'], // $HOME is the daemon's home folder: the built-in floor (builtins.test.ts)
     ['rm -rf /?', 'confirm'],
@@ -242,6 +243,39 @@ describe('command policy: allow rules and the read-only list (default confirm)',
     ],
     STRICT,
   );
+});
+
+describe('command policy: the working directory (docs/command-policy.md)', () => {
+  const LOCAL = { default: 'allow' as const, deny: [], confirm: [], allow: [] };
+  const at = (command: string, cwd = '/tmp/hf-work'): PolicyDecision => evaluateCommand({ command, cwd }, LOCAL).decision;
+  it('judges a relative path where the command runs, after cd, cd --, builtin cd and pushd', () => {
+    assert.equal(at('rm -rf usr'), 'allow');
+    for (const c of ['cd / && rm -rf usr', 'cd -- / && rm -rf usr', 'builtin cd / && rm -rf usr', 'command cd / && rm -rf usr', 'pushd / && rm -rf usr', 'cd /tmp && cd .. && rm -rf usr', 'cd ~/.. && rm -rf "$USER"x']) {
+      assert.notEqual(at(c), 'allow', c);
+    }
+    assert.equal(at('cd / && rm -rf usr'), 'deny');
+  });
+  it('a cd that may have failed leaves both folders possible; branches count too', () => {
+    assert.equal(at('cd / ; rm -rf usr'), 'deny');
+    assert.equal(at('if test -d x; then cd /; fi; rm -rf usr'), 'deny');
+    assert.equal(at('case $1 in a) cd / ;; esac; rm -rf usr'), 'deny');
+  });
+  it('a subshell or pipeline member keeps its cd to itself', () => {
+    assert.equal(at('( cd / && rm -rf usr )'), 'deny');
+    assert.equal(at('( cd / ); rm -rf usr'), 'allow');
+    assert.equal(at('cd / | true; rm -rf usr'), 'allow', 'a first pipeline member always runs in a subshell');
+    assert.equal(at('true | cd /; rm -rf usr'), 'deny', 'with lastpipe the last member may run in this shell');
+  });
+  it('a command string run by a wrapper starts where the wrapper runs', () => {
+    assert.equal(at("sh -c 'cd / && rm -rf usr'"), 'deny');
+    assert.equal(at("cd / && sh -c 'rm -rf usr'"), 'deny');
+    assert.equal(at("sh -c 'cd /'; rm -rf usr"), 'allow', "a child shell's cd stays there");
+    assert.equal(at("eval 'cd /'; rm -rf usr"), 'allow', 'eval moves to a folder the scan cannot place: judged as written');
+  });
+  it('argv mode is judged in the call folder', () => {
+    assert.equal(evaluateCommand({ argv: ['rm', '-rf', 'usr'], cwd: '/' }, LOCAL).decision, 'deny');
+    assert.equal(evaluateCommand({ argv: ['rm', '-rf', 'usr'], cwd: '/tmp/hf-work' }, LOCAL).decision, 'allow');
+  });
 });
 
 describe('command policy: argv mode', () => {

@@ -1,6 +1,6 @@
 import { builtinFinding, variablesAssignedBy } from './builtins.js';
 import { environmentRisk, evaluateEnvironment } from './environment.js';
-import { canonicalPath, homeDirectory } from './paths.js';
+import { canonicalPath, dirsAt, NO_DIRS, type Dirs } from './paths.js';
 import { readOnlyLabel } from './read-only.js';
 import { compileRules, matchLoose, matchStrict, rulesFor, type CommandRules, type CompiledRules } from './rules.js';
 import { refusal, scanCommandLine, type Refusal, type SimpleCommand } from './script-scan.js';
@@ -115,12 +115,12 @@ export function evaluateCommand(input: CommandInput, rules: RulesConfig): Policy
     const nul = input.argv.findIndex((a) => a.includes('\0'));
     if (words.length === 0) acc.refusals.push(refusal('empty', ''));
     else if (nul >= 0) acc.refusals.push(refusal('control_character', JSON.stringify(input.argv[nul]), `argv[${nul}] contains U+0000 NUL, which ends an argument early`));
-    else judgeCommand({ text: input.argv.map(shellQuote).join(' '), words, assigns: [], redirects: [], pipedInput: false }, compiled, [], 0, acc);
+    else judgeCommand({ text: input.argv.map(shellQuote).join(' '), words, assigns: [], redirects: [], pipedInput: false, dirs: dirsAt(acc.cwd) }, compiled, [], 0, acc);
   } else {
     const text = input.command ?? '';
     const bad = findUnsafeCharacter(text);
     if (bad) acc.refusals.push(refusal('control_character', JSON.stringify(text.slice(Math.max(0, bad.index - 20), bad.index + 20)), `${bad.name} at character ${bad.index + 1}`));
-    else backgroundCommand = judgeScript(text, compiled, [], 0, acc);
+    else backgroundCommand = judgeScript(text, compiled, [], 0, acc, dirsAt(acc.cwd));
   }
   if (input.env) judgeEnvironment(input.env, compiled, acc);
   return verdict(acc, backgroundCommand);
@@ -129,7 +129,7 @@ export function evaluateCommand(input: CommandInput, rules: RulesConfig): Policy
 interface Accumulator {
   segments: PolicySegment[];
   refusals: Refusal[];
-  /** The working directory the next segment runs in, when known. */
+  /** The call's working directory, when given (absolute, canonical). */
   cwd: string | null;
 }
 
@@ -148,14 +148,16 @@ function judgeEnvironment(env: Readonly<Record<string, string>>, rules: Compiled
   }
 }
 
-function judgeScript(text: string, rules: CompiledRules, via: string[], depth: number, acc: Accumulator): string | null {
-  const scan = scanCommandLine(text);
+/**
+ * Judges a command string that starts in `dirs` (the call's directory, or where the wrapper that
+ * runs it runs). Each command is judged where the scan says it may run (script-scan.ts follows
+ * `cd`/`pushd`/`popd` through `&&`, `;`, subshells and branches).
+ */
+function judgeScript(text: string, rules: CompiledRules, via: string[], depth: number, acc: Accumulator, dirs: Dirs): string | null {
+  const scan = scanCommandLine(text, dirs);
   const where = via.length > 0 ? `inside ${via.join(' → ')}` : undefined;
   for (const r of scan.refusals) acc.refusals.push(where ? { ...r, message: `${r.message} (${where})` } : r);
-  for (const cmd of scan.commands) {
-    judgeCommand(cmd, rules, via, depth, acc);
-    followDirectory(cmd, acc);
-  }
+  for (const cmd of scan.commands) judgeCommand(cmd, rules, via, depth, acc);
   for (const p of scan.paramAssigns) {
     const why = environmentRisk(p.name, null);
     if (why) acc.segments.push({ text: p.text, command: null, argv: [], via, redirects: [], decision: hold(rules), rule: `environment: ${p.name}`, reason: `${p.text} assigns ${p.name}, which ${why}` });
@@ -164,20 +166,22 @@ function judgeScript(text: string, rules: CompiledRules, via: string[], depth: n
 }
 
 /**
- * Follows a literal `cd DIR` / `pushd DIR` of the line itself (not in a subshell, pipeline or
- * function), so later relative paths are judged where they run. Anything it cannot follow
- * (`cd "$X"`, `cd -`, `popd`) makes the directory unknown.
+ * The working directories a command is judged in: every folder it may run in, plus `null`
+ * (relative paths compared as written) when none was given or the folder is only known at run
+ * time (docs/command-policy.md "The working directory").
  */
-function followDirectory(cmd: SimpleCommand, acc: Accumulator): void {
-  const head = cmd.words[0];
-  if (!head || head.dynamic || (head.text !== 'cd' && head.text !== 'pushd' && head.text !== 'popd')) return;
-  if (cmd.scope && (cmd.scope.forked || cmd.scope.functions.length > 0)) return;
-  const args = cmd.words.slice(1).filter((w) => w.dynamic || !/^-[LPe@]+$/.test(w.text));
-  const target = args[0];
-  if (head.text === 'popd' || (head.text === 'pushd' && !target)) acc.cwd = null;
-  else if (!target) acc.cwd = homeDirectory();
-  else if (target.dynamic || target.glob || target.text === '-') acc.cwd = null;
-  else acc.cwd = canonicalPath(target.text, acc.cwd);
+function judgedDirectories(dirs: Dirs | undefined): (string | null)[] {
+  const d = dirs ?? NO_DIRS;
+  const out: (string | null)[] = [...d.known];
+  if (out.length === 0 || d.asWritten || d.unknown) out.push(null);
+  return out;
+}
+
+/** The worse of two judgements (deny > confirm > allow; the first wins a tie). */
+function worse<T extends { decision: PolicyDecision }>(a: T | null, b: T | null): T | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return RANK[b.decision] > RANK[a.decision] ? b : a;
 }
 
 function judgeCommand(cmd: SimpleCommand, rules: CompiledRules, via: string[], depth: number, acc: Accumulator): void {
@@ -188,8 +192,10 @@ function judgeCommand(cmd: SimpleCommand, rules: CompiledRules, via: string[], d
     if (best === null || RANK[decision] > RANK[best.decision]) best = { decision, rule, reason };
   };
   let judgedCommand = false;
+  const cwds = judgedDirectories(cmd.dirs);
+  const judgeAll = (view: CommandView): ReturnType<typeof judgeView> => cwds.reduce<ReturnType<typeof judgeView>>((w, cwd) => worse(w, judgeView(view, cmd, rules, cwd)), null);
   for (const view of u.views) {
-    const v = judgeView(view, cmd, rules, acc.cwd);
+    const v = judgeAll(view);
     if (view.role === 'command') {
       for (const name of variablesAssignedBy(view, cmd)) {
         const why = environmentRisk(name, null);
@@ -203,7 +209,7 @@ function judgeCommand(cmd: SimpleCommand, rules: CompiledRules, via: string[], d
   if (!judgedCommand && u.views.length > 0 && u.scripts.length === 0 && !u.unjudgeable) {
     // Only wrappers (e.g. `env`, `nohup` with nothing after): the wrapper itself is the command.
     const last = u.views[u.views.length - 1]!;
-    const v = judgeView({ ...last, role: 'command' }, cmd, rules, acc.cwd);
+    const v = judgeAll({ ...last, role: 'command' });
     if (v) raise(v.decision, v.rule, v.reason);
   }
   if (u.unjudgeable) raise(hold(rules), 'run-time', `${u.unjudgeable}, so it cannot be judged before it runs`);
@@ -230,9 +236,7 @@ function judgeCommand(cmd: SimpleCommand, rules: CompiledRules, via: string[], d
       acc.refusals.push(refusal('too_deep', s.text));
       continue;
     }
-    const cwd = acc.cwd;
-    judgeScript(s.text, rules, [...chain.filter((x) => x !== s.via), s.via], depth + 1, acc);
-    if (s.via !== 'eval') acc.cwd = cwd; // a child shell's `cd` stays there
+    judgeScript(s.text, rules, [...chain.filter((x) => x !== s.via), s.via], depth + 1, acc, cmd.dirs ?? NO_DIRS);
   }
 }
 

@@ -76,6 +76,89 @@ export function canonicalPath(text: string, cwd: string | null): string | null {
   return clean(posix.normalize(`${cwd}/${t}`));
 }
 
+// ---- where a command runs ----------------------------------------------------------------------
+
+/**
+ * The working directories a command may run in (docs/command-policy.md "The working directory").
+ * Usually one known folder; after `cd` in a branch or one that can fail, several; after a `cd` to a
+ * folder only known at run time (`cd "$X"`, `cd -`, `popd`), also an unknown one.
+ */
+export interface Dirs {
+  /** Absolute, canonical folders it may run in. */
+  readonly known: readonly string[];
+  /** The call's directory was not given: relative paths are compared as written only. */
+  readonly asWritten: boolean;
+  /** It may run in a folder only known at run time: a relative path could be anything. */
+  readonly unknown: boolean;
+}
+
+/** At most this many known folders are tracked; beyond, the directory counts as unknown. */
+const MAX_DIRS = 8;
+
+/** No directory given: relative paths compared as written. */
+export const NO_DIRS: Dirs = Object.freeze({ known: Object.freeze([]) as readonly string[], asWritten: true, unknown: false });
+/** A directory only known at run time. */
+export const UNKNOWN_DIRS: Dirs = Object.freeze({ known: Object.freeze([]) as readonly string[], asWritten: false, unknown: true });
+
+/** The directories of a call whose working directory is `cwd` (absolute), or {@link NO_DIRS}. */
+export function dirsAt(cwd: string | null | undefined): Dirs {
+  if (!cwd || !cwd.startsWith('/')) return NO_DIRS;
+  return { known: [clean(posix.normalize(cwd))], asWritten: false, unknown: false };
+}
+
+/** Where it may run after either of two histories (returns `a` itself when `b` adds nothing). */
+export function unionDirs(a: Dirs, b: Dirs): Dirs {
+  if (a === b) return a;
+  const extra = b.known.filter((k) => !a.known.includes(k));
+  const asWritten = a.asWritten || b.asWritten;
+  let unknown = a.unknown || b.unknown;
+  if (extra.length === 0 && asWritten === a.asWritten && unknown === a.unknown) return a;
+  let known = extra.length === 0 ? a.known : [...a.known, ...extra];
+  if (known.length > MAX_DIRS) {
+    known = known.slice(0, MAX_DIRS);
+    unknown = true;
+  }
+  return { known, asWritten, unknown };
+}
+
+/**
+ * Where it runs after a successful `cd target` (literal text; `~` forms expanded): absolute
+ * targets replace every folder; relative ones are resolved against each.
+ */
+export function changeDir(dirs: Dirs, target: string): Dirs {
+  const abs = target.startsWith('/') || target.startsWith('~') ? canonicalPath(target, null) : null;
+  if (abs !== null) return { known: [abs], asWritten: false, unknown: false };
+  if (target.startsWith('~')) return UNKNOWN_DIRS; // ~OTHER
+  const known: string[] = [];
+  for (const k of dirs.known) {
+    const p = canonicalPath(target, k);
+    if (p !== null && !known.includes(p)) known.push(p);
+  }
+  return { known, asWritten: dirs.asWritten, unknown: dirs.unknown };
+}
+
+/**
+ * The absolute paths a path argument may name where it runs: `paths` (one per known folder, or
+ * one for an absolute path), `unknown` when it is relative and the folder is only known at run time.
+ */
+export function placePath(text: string, dirs: Dirs): { paths: string[]; unknown: boolean } {
+  if (text.startsWith('/') || text.startsWith('~')) {
+    const p = canonicalPath(text, null);
+    return { paths: p === null ? [] : [p], unknown: false };
+  }
+  if (text === '') return { paths: [], unknown: false };
+  if (dirs.known.length === 1) {
+    const p = canonicalPath(text, dirs.known[0]!);
+    return { paths: p === null ? [] : [p], unknown: dirs.unknown };
+  }
+  const paths: string[] = [];
+  for (const k of dirs.known) {
+    const p = canonicalPath(text, k);
+    if (p !== null && !paths.includes(p)) paths.push(p);
+  }
+  return { paths, unknown: dirs.unknown };
+}
+
 /** `~NAME` or `~NAME/` of any user: a home folder even when the policy cannot place it. */
 export function isBareTildeUser(text: string): boolean {
   return /^~[^/]*\/?$/.test(text);
@@ -96,6 +179,27 @@ export function protectedPath(abs: string): string | null {
   if (parent === '/home' || parent === '/Users') return `${abs}, a home folder`;
   if (ONE_LEVEL_BELOW.has(parent)) return `${abs}, a system folder`;
   return null;
+}
+
+/**
+ * Why a folder holds a protected path at or below it (`/`, `/usr`, `/home`, the home folder and
+ * every folder above it), or null: everything below it is in reach of `find START -delete`.
+ */
+export function holdsProtected(abs: string): string | null {
+  const own = protectedPath(abs);
+  if (own) return own;
+  if (ONE_LEVEL_BELOW.has(abs)) return `${abs}, which holds system folders`;
+  const h = homeInfo();
+  for (const home of [h.home, ...h.others]) if (home.startsWith(`${abs}/`)) return `${abs}, which holds the home folder`;
+  return null;
+}
+
+/**
+ * Firmware variables (`/sys/firmware/efi/efivars`): removing or overwriting them can leave a
+ * machine unable to boot. True for the folder and everything below it.
+ */
+export function isFirmwareVariable(abs: string): boolean {
+  return abs === '/sys/firmware/efi/efivars' || abs.startsWith('/sys/firmware/efi/efivars/') || abs === '/sys/firmware/efi/vars' || abs.startsWith('/sys/firmware/efi/vars/');
 }
 
 /** Concrete protected paths a glob is tried against (plus the home folder and its parent). */
@@ -140,9 +244,17 @@ export function globCoversProtected(glob: string, toRegExp: (g: string) => RegEx
 /** `/dev/…` paths that are not a disk (writing to them is harmless). */
 const HARMLESS_DEVICE = /^\/dev\/(null|zero|full|u?random|std(in|out|err)|tty\d*|ptmx|console|kmsg|fd\/.*|pts\/.*|shm\/.*|mqueue\/.*)$/;
 
-/** True for a path under `/dev` that could be a disk or partition (not `/dev/null`, a tty, …). */
+/** Kernel control files that reboot, power off, crash or detach hardware when written. */
+const KERNEL_CONTROL = /^\/(proc\/sysrq-trigger|proc\/sys\/kernel\/(sysrq|panic|core_pattern|modprobe|poweroff_cmd)|sys\/power\/.+|sys\/.+\/(delete|remove|unbind|eject)|sys\/firmware\/efi\/(efi)?vars\/.+)$/;
+
+/**
+ * True for a path whose writing destroys data or stops the machine: a device under `/dev` that
+ * could be a disk or partition (not `/dev/null`, a tty, …), `/proc/sysrq-trigger` and other kernel
+ * control files (`/sys/power/state`, `/sys/block/sda/device/delete`, firmware variables).
+ */
 export function isRawDevice(abs: string): boolean {
-  return abs.startsWith('/dev/') && !HARMLESS_DEVICE.test(abs);
+  if (abs.startsWith('/dev/')) return !HARMLESS_DEVICE.test(abs);
+  return (abs.startsWith('/proc/') || abs.startsWith('/sys/')) && KERNEL_CONTROL.test(abs);
 }
 
 /** The holdfast home (`$HOLDFAST_HOME`, default `~/.holdfast`): config, token, state. */

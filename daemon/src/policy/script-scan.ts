@@ -1,4 +1,6 @@
-import { binaryOp, goString, isNil, items, nodeType, paramAssignment, parseShell, redirectOp, resolveWord, SourceText, span, type ShellWord, type ShNode } from './shell-syntax.js';
+import { statSync } from 'node:fs';
+import { changeDir, NO_DIRS, unionDirs, UNKNOWN_DIRS, type Dirs } from './paths.js';
+import { binaryOp, goString, isNil, items, nodeType, paramAssignment, parseShell, redirectOp, resolveWord, resolveWords, SourceText, span, type ShellWord, type ShNode } from './shell-syntax.js';
 
 /**
  * Splits a parsed command line into the simple commands the policy judges (issue 5 "segments"):
@@ -6,6 +8,18 @@ import { binaryOp, goString, isNil, items, nodeType, paramAssignment, parseShell
  * commands (`if`, loops, `case`, `{ …; }`, `( … )`, function bodies), each with the redirections
  * that apply to it — its own and those of the compound commands around it — and whether its
  * standard input comes from a pipe. Also collects the constructs that are always refused.
+ *
+ * It also follows the working directory (docs/command-policy.md "The working directory"): each
+ * command carries the folders it may run in ({@link Dirs}). A `cd`/`pushd`/`popd` (also as
+ * `builtin cd`, `command cd`, `cd -L -- DIR`) moves the folder for what runs after it in the same
+ * shell: inside a subshell or pipeline member only there; `cd A && x` runs `x` in A only, while
+ * after `cd A; x` or `cd A || x` the `cd` may have failed, so both folders count; the branches of
+ * `if`/`case` are all possible. A `cd` to a folder only known at run time (`cd "$X"`, `cd -`,
+ * `popd`, `pushd +1`, a relative `cd` while `CDPATH` is set) makes the folder unknown. Loops and
+ * function bodies that change directory may run any number of times, later: inside and after
+ * them the folder is also unknown, and function bodies are always judged as if called from an
+ * unknown folder. `eval`/`trap` strings that `cd` make it unknown after them; a single word that
+ * names a directory (bash's `autocd`) may move it too.
  */
 
 /** Why a command line is refused whatever the rules say (issue 5 "Always refused"). */
@@ -71,6 +85,8 @@ export interface SimpleCommand {
   pipedInput: boolean;
   /** Absent for commands built outside a script (argv mode): top level, not forked. */
   scope?: CommandScope;
+  /** The folders it may run in (see the file comment); absent = none given. */
+  dirs?: Dirs;
 }
 
 export interface ScanResult {
@@ -110,8 +126,11 @@ export function refusal(kind: RefusalKind, text: string, detail?: string): Refus
   return { kind, text, message: detail ? `${refusalMessage[kind]} (${detail})` : refusalMessage[kind] };
 }
 
-/** Parses and scans a command line (see the file comment). */
-export function scanCommandLine(command: string): ScanResult {
+/**
+ * Parses and scans a command line (see the file comment). `dirs` is where it starts (the call's
+ * working directory, or where the wrapper running this string runs).
+ */
+export function scanCommandLine(command: string, dirs: Dirs = NO_DIRS): ScanResult {
   const out: ScanResult = { commands: [], refusals: [], backgroundCommand: null, backgrounded: [], paramAssigns: [] };
   if (command.trim() === '') {
     out.refusals.push(refusal('empty', command));
@@ -123,9 +142,9 @@ export function scanCommandLine(command: string): ScanResult {
     out.refusals.push(refusal(dangling ? 'dangling_operator' : 'parse_error', command, parsed.message));
     return out;
   }
-  const scan = new Scanner(new SourceText(command), out);
+  const scan = new Scanner(new SourceText(command), out, command.includes('CDPATH') || !!process.env.CDPATH);
   const top = items(parsed.file.Stmts);
-  scan.stmts(top, [], false, TOP_SCOPE);
+  scan.stmts(top, [], false, TOP_SCOPE, dirs);
 
   // A lone `&`: offer the same command as a tracked background task when it is the last thing.
   const last = top[top.length - 1];
@@ -148,18 +167,30 @@ function stripTrailingAmpersand(s: string): string {
  * Walks the raw syntax tree (every node type of mvdan.cc/sh/v3 that can hold a command or a word),
  * collecting simple commands and refusals. Unknown node types are refused rather than skipped.
  */
+/** Where the shell is after a command: when it succeeded (`ok`), and in any case (`any`). */
+interface Flow {
+  ok: Dirs;
+  any: Dirs;
+}
+
+const same = (d: Dirs): Flow => ({ ok: d, any: d });
+
 class Scanner {
   constructor(
     readonly src: SourceText,
     private readonly out: ScanResult,
+    /** `CDPATH` is set (in the daemon's environment or by this line): a relative `cd` may go anywhere. */
+    private readonly cdpath: boolean,
   ) {}
 
-  stmts(list: ShNode[], outer: ShNode[], piped: boolean, scope: CommandScope): void {
-    for (const s of list) this.stmt(s, outer, piped, scope);
+  stmts(list: ShNode[], outer: ShNode[], piped: boolean, scope: CommandScope, dirs: Dirs): Flow {
+    let flow = same(dirs);
+    for (const s of list) flow = this.stmt(s, outer, piped, scope, flow.any, false);
+    return flow;
   }
 
-  private stmt(s: ShNode, outer: ShNode[], piped: boolean, scope: CommandScope): void {
-    if (isNil(s)) return;
+  private stmt(s: ShNode, outer: ShNode[], piped: boolean, scope: CommandScope, dirs: Dirs, timed: boolean): Flow {
+    if (isNil(s)) return same(dirs);
     if (s.Background === true) {
       const text = this.src.of(s);
       this.out.refusals.push(refusal('background', text));
@@ -167,82 +198,118 @@ class Scanner {
     }
     const chain = [...outer, s];
     for (const r of items(s.Redirs)) this.redirect(r);
-    this.command(s.Cmd, chain, piped, scope);
+    const flow = this.command(s.Cmd, chain, piped, scope, dirs, timed);
+    if (s.Background === true) return same(dirs);
+    return s.Negated === true ? same(flow.any) : flow;
   }
 
-  private command(c: ShNode, chain: ShNode[], piped: boolean, scope: CommandScope): void {
+  private command(c: ShNode, chain: ShNode[], piped: boolean, scope: CommandScope, dirs: Dirs, timed = false): Flow {
     const type = nodeType(c);
     switch (type) {
       case null:
-        return;
-      case 'CallExpr':
+        return same(dirs);
+      case 'CallExpr': {
         for (const a of items(c.Assigns)) this.assign(a);
         for (const w of items(c.Args)) this.word(w);
-        this.out.commands.push(simpleCommand(c, chain, piped, this.src, scope));
-        return;
+        const cmd = simpleCommand(c, chain, piped, this.src, scope, dirs, timed);
+        this.out.commands.push(cmd);
+        return this.directoryAfter(cmd, dirs);
+      }
       case 'DeclClause':
         for (const a of items(c.Args)) this.assign(a);
-        this.out.commands.push(simpleCommand(c, chain, piped, this.src, scope));
-        return;
+        this.out.commands.push(simpleCommand(c, chain, piped, this.src, scope, dirs, false));
+        return same(dirs);
       case 'BinaryCmd': {
         const op = binaryOp(c.Op as number);
         const pipe = op === '|' || op === '|&';
-        const inner = pipe && !scope.forked ? { ...scope, forked: true } : scope;
-        this.stmt(c.X, chain, piped, inner);
-        this.stmt(c.Y, chain, piped || pipe, inner);
-        return;
+        if (pipe) {
+          const inner = scope.forked ? scope : { ...scope, forked: true };
+          this.stmt(c.X, chain, piped, inner, dirs, false);
+          const last = this.stmt(c.Y, chain, true, inner, dirs, false);
+          // Pipeline members run in subshells; with `shopt -s lastpipe` the last one may not.
+          return same(unionDirs(dirs, last.any));
+        }
+        const x = this.stmt(c.X, chain, piped, scope, dirs, false);
+        if (op === '&&') {
+          const y = this.stmt(c.Y, chain, piped, scope, x.ok, false);
+          return { ok: y.ok, any: unionDirs(x.any, y.any) };
+        }
+        const y = this.stmt(c.Y, chain, piped, scope, x.any, false);
+        return { ok: unionDirs(x.ok, y.ok), any: unionDirs(x.any, y.any) };
       }
       case 'Block':
-        this.stmts(items(c.Stmts), chain, piped, scope);
-        return;
+        return this.stmts(items(c.Stmts), chain, piped, scope, dirs);
       case 'Subshell':
-        this.stmts(items(c.Stmts), chain, piped, scope.forked ? scope : { ...scope, forked: true });
-        return;
-      case 'IfClause':
-        this.stmts(items(c.Cond), chain, piped, scope);
-        this.stmts(items(c.Then), chain, piped, scope);
-        this.command(c.Else, chain, piped, scope);
-        return;
-      case 'WhileClause':
-        this.stmts(items(c.Cond), chain, piped, scope);
-        this.stmts(items(c.Do), chain, piped, scope);
-        return;
+        this.stmts(items(c.Stmts), chain, piped, scope.forked ? scope : { ...scope, forked: true }, dirs);
+        return same(dirs);
+      case 'IfClause': {
+        const cond = this.stmts(items(c.Cond), chain, piped, scope, dirs);
+        const then = this.stmts(items(c.Then), chain, piped, scope, cond.ok);
+        const other = this.command(c.Else, chain, piped, scope, cond.any);
+        return { ok: unionDirs(then.ok, other.ok), any: unionDirs(then.any, other.any) };
+      }
+      case 'WhileClause': {
+        const d = this.changesDirectory(c) ? unionDirs(dirs, UNKNOWN_DIRS) : dirs;
+        const cond = this.stmts(items(c.Cond), chain, piped, scope, d);
+        const body = this.stmts(items(c.Do), chain, piped, scope, cond.ok);
+        return same(unionDirs(unionDirs(d, cond.any), body.any));
+      }
       case 'ForClause': {
         const loop = c.Loop;
         if (nodeType(loop) === 'WordIter') for (const w of items(loop.Items)) this.word(w);
         else if (nodeType(loop) === 'CStyleLoop') for (const x of [loop.Init, loop.Cond, loop.Post]) this.arith(x);
-        this.stmts(items(c.Do), chain, piped, scope);
-        return;
+        const d = this.changesDirectory(c) ? unionDirs(dirs, UNKNOWN_DIRS) : dirs;
+        const body = this.stmts(items(c.Do), chain, piped, scope, d);
+        return same(unionDirs(d, body.any));
       }
-      case 'CaseClause':
+      case 'CaseClause': {
         this.word(c.Word);
+        let any = dirs;
         for (const item of items(c.Items)) {
           for (const w of items(item.Patterns)) this.word(w);
-          this.stmts(items(item.Stmts), chain, piped, scope);
+          any = unionDirs(any, this.stmts(items(item.Stmts), chain, piped, scope, dirs).any);
         }
-        return;
-      case 'FuncDecl':
-        this.stmt(c.Body, chain, piped, { ...scope, functions: [...scope.functions, isNil(c.Name) ? '' : goString(c.Name.Value as string)] });
-        return;
+        return same(any);
+      }
+      case 'FuncDecl': {
+        // The body runs when called — later, from wherever the shell is then.
+        const changes = this.changesDirectory(c.Body);
+        this.stmt(c.Body, chain, piped, { ...scope, functions: [...scope.functions, isNil(c.Name) ? '' : goString(c.Name.Value as string)] }, unionDirs(dirs, UNKNOWN_DIRS), false);
+        return same(changes ? unionDirs(dirs, UNKNOWN_DIRS) : dirs);
+      }
       case 'ArithmCmd':
         this.arith(c.X);
-        return;
+        return same(dirs);
       case 'TestClause':
         this.test(c.X);
-        return;
+        return same(dirs);
       case 'LetClause':
         for (const x of items(c.Exprs)) this.arith(x);
-        return;
+        return same(dirs);
       case 'TimeClause':
-        this.stmt(c.Stmt, chain, piped, scope);
-        return;
+        return this.stmt(c.Stmt, chain, piped, scope, dirs, true);
       case 'CoprocClause':
         this.out.refusals.push(refusal('coprocess', this.src.of(c)));
-        this.stmt(c.Stmt, chain, piped, scope);
-        return;
+        this.stmt(c.Stmt, chain, piped, scope, dirs, false);
+        return same(dirs);
       default:
         this.out.refusals.push(refusal('parse_error', this.src.of(c), `unsupported construct ${type}`));
+        return same(dirs);
     }
+  }
+
+  /** Where the shell is after this simple command (a `cd` and its kin move it). */
+  private directoryAfter(cmd: SimpleCommand, dirs: Dirs): Flow {
+    const change = directoryChange(cmd, this.cdpath);
+    if (change === null) return same(dirs);
+    if (change.kind === 'unknown') return change.maybe ? same(unionDirs(dirs, UNKNOWN_DIRS)) : { ok: UNKNOWN_DIRS, any: unionDirs(dirs, UNKNOWN_DIRS) };
+    const to = changeDir(dirs, change.target);
+    return change.maybe ? same(unionDirs(dirs, to)) : { ok: to, any: unionDirs(dirs, to) };
+  }
+
+  /** Could this loop or function change the directory (judged from its text, erring on yes)? */
+  private changesDirectory(node: ShNode): boolean {
+    return DIRECTORY_WORDS.test(this.src.of(node));
   }
 
   private redirect(r: ShNode): void {
@@ -347,13 +414,19 @@ function isQuotedDelimiter(word: ShNode): boolean {
   return items(word.Parts).some((p) => nodeType(p) !== 'Lit' || goString(p.Value as string).includes('\\'));
 }
 
-function simpleCommand(cmd: ShNode, chain: ShNode[], piped: boolean, src: SourceText, scope: CommandScope): SimpleCommand {
+function simpleCommand(cmd: ShNode, chain: ShNode[], piped: boolean, src: SourceText, scope: CommandScope, dirs: Dirs, timed: boolean): SimpleCommand {
   const own = chain[chain.length - 1]!;
   const words: ShellWord[] = [];
   const assigns: Assignment[] = [];
   if (nodeType(cmd) === 'CallExpr') {
     for (const a of items(cmd.Assigns)) assigns.push(assignment(a, src));
-    for (const w of items(cmd.Args)) words.push(resolveWord(w, src));
+    for (const w of items(cmd.Args)) {
+      const ws = resolveWords(w, src);
+      if (ws.length === 1) words.push(ws[0]!);
+      else words.push(...ws);
+    }
+    // `time -- cmd`, `time -p -- cmd`: bash's time keyword takes `--` before the command.
+    if (timed && words[0] && !words[0].dynamic && words[0].text === '--' && words[0].source === '--') words.shift();
   } else {
     // DeclClause: export/declare/local/readonly/typeset/nameref — judged as a command named so.
     const variant = cmd.Variant as ShNode;
@@ -371,7 +444,83 @@ function simpleCommand(cmd: ShNode, chain: ShNode[], piped: boolean, src: Source
   }
   const redirects: Redirection[] = [];
   for (let i = chain.length - 1; i >= 0; i--) for (const r of items(chain[i]!.Redirs)) redirects.push(redirection(r, src));
-  return { text: src.of(own), words, assigns, redirects, pipedInput: piped, scope };
+  return { text: src.of(own), words, assigns, redirects, pipedInput: piped, scope, dirs };
+}
+
+// ---- directory changes ---------------------------------------------------------------------------
+
+/** Words that can move the shell (`cd`, `pushd`, `popd`, a lone `..`, `~`, `/`, `dir/` under autocd). */
+const DIRECTORY_WORDS = /(?:^|[\s;&|(){}!'"`])(?:cd|pushd|popd|\.\.\/?|~[^\s;&|()]*|[^\s;&|()]*\/)(?=$|[\s;&|(){}'"`])/;
+const CD_OPTIONS = /^-[LPe@]+$/;
+
+type DirectoryChange = { kind: 'to'; target: string; maybe: boolean } | { kind: 'unknown'; maybe: boolean };
+
+/**
+ * How a simple command moves the shell: `cd DIR` (also `builtin cd`, `command cd`, with `-L`, `-P`,
+ * `-e`, `-@`, `--`), `pushd DIR`, `popd`, an `eval`/`trap` string that contains a `cd`, or a single
+ * word naming a folder (`..`, `~`, `dir/`: bash's `autocd`, when the user's shell enables it).
+ * Null when it does not.
+ */
+function directoryChange(cmd: SimpleCommand, cdpath: boolean): DirectoryChange | null {
+  const w = cmd.words;
+  let i = 0;
+  for (;;) {
+    const t = w[i];
+    if (!t || t.dynamic) return null;
+    if (t.text === 'builtin') i++;
+    else if (t.text === 'command') {
+      i++;
+      while (w[i] && !w[i]!.dynamic && /^-[pvV]+$/.test(w[i]!.text)) {
+        if (/[vV]/.test(w[i]!.text)) return null;
+        i++;
+      }
+      if (w[i]?.text === '--') i++;
+    } else break;
+  }
+  const name = w[i]!.text;
+  const args = w.slice(i + 1);
+  if (name === 'cd' || name === 'pushd') {
+    let k = 0;
+    let noChange = false;
+    for (; k < args.length; k++) {
+      const a = args[k]!;
+      if (a.dynamic) break;
+      if (a.text === '--') {
+        k++;
+        break;
+      }
+      if (name === 'pushd' && a.text === '-n') noChange = true;
+      else if (!CD_OPTIONS.test(a.text)) break;
+    }
+    if (noChange) return null;
+    const target = args[k];
+    if (!target) {
+      if (name === 'pushd') return { kind: 'unknown', maybe: false }; // swaps the top two
+      return cmd.assigns.some((a) => a.name === 'HOME') ? { kind: 'unknown', maybe: false } : { kind: 'to', target: '~', maybe: false };
+    }
+    if (target.dynamic || target.glob || target.text === '-' || (name === 'pushd' && /^[+-]\d+$/.test(target.text))) return { kind: 'unknown', maybe: false };
+    if (cdpath && !target.text.startsWith('/') && !target.text.startsWith('~') && !/^\.\.?(\/|$)/.test(target.text)) return { kind: 'unknown', maybe: false };
+    return { kind: 'to', target: target.text, maybe: false };
+  }
+  if (name === 'popd') return args.some((a) => a.text === '-n') ? null : { kind: 'unknown', maybe: false };
+  if (name === 'eval' || name === 'trap') return DIRECTORY_WORDS.test(cmd.text) ? { kind: 'unknown', maybe: true } : null;
+  if (i === 0 && w.length === 1 && cmd.assigns.length === 0 && autocdDirectory(name, cmd.dirs)) return { kind: 'to', target: name, maybe: true };
+  return null;
+}
+
+/** Does a lone command word name a folder (`..`, `~`, `/tmp`, `sub/`)? Checked on disk for `a/b`. */
+function autocdDirectory(name: string, dirs: Dirs | undefined): boolean {
+  if (name === '..' || name === '/' || name.startsWith('~') || (name.endsWith('/') && name !== '/')) return true;
+  if (!name.includes('/')) return false;
+  const base = name.startsWith('/') ? [''] : (dirs?.known ?? []);
+  for (const d of base) {
+    try {
+      if (statSync(d === '' ? name : `${d}/${name}`).isDirectory()) return true;
+    } catch {
+      // not there
+    }
+  }
+  return false;
 }
 
 function assignment(a: ShNode, src: SourceText): Assignment {

@@ -184,6 +184,21 @@ export interface ShellWord {
   dynamic: boolean;
   glob: boolean;
   source: string;
+  /**
+   * `find`'s `{}` in a `-exec`/`-execdir`/`-ok` command: one path at or below find's start points
+   * (never an option). Judged against those start points (builtins.ts, rules.ts).
+   */
+  under?: FindPaths;
+}
+
+/** What a `find … -exec CMD {} ;` placeholder can stand for. */
+export interface FindPaths {
+  /** find's start points (`.` when none is given). */
+  starts: readonly ShellWord[];
+  /** A test narrows what is selected (`-name '*.o'`, `-newer x`…): not every path below the starts. */
+  narrowed: boolean;
+  /** The `-name`/`-iname`/`-path`/`-ipath`/`-regex` patterns given (empty = none). */
+  names: readonly string[];
 }
 
 /**
@@ -215,17 +230,171 @@ export class SourceText {
 }
 
 const BRACE_EXPANSION = /\{[^{}]*(,|\.\.)[^{}]*\}/;
+/** Brace expansions produce at most this many words; beyond, the word stays dynamic. */
+const MAX_BRACE_WORDS = 64;
+
+/**
+ * A command argument as the shell would pass it: like {@link resolveWord}, but a brace
+ * expansion of literal parts (`/{usr,etc}`, `.holdfast.{yaml,x}`, `{rm,-rf,/}`, `f{1..3}`) becomes
+ * the words bash would make of it, each judged on its own. A brace expansion next to a run-time
+ * part (`{a,b}$X`) or one that makes more than 64 words stays one dynamic word.
+ */
+export function resolveWords(word: ShNode, src: SourceText): ShellWord[] {
+  const w = resolveWord(word, src);
+  if (!w.dynamic || !w.braces) return [w];
+  const marked = markedChars(word, src);
+  if (marked === null) return [w];
+  const out = expandBraces(marked, 0);
+  if (out === null || out.length === 0) return [w];
+  return out.map((chars) => {
+    let text = '';
+    let glob = false;
+    for (const c of chars) {
+      text += c.c;
+      if (c.special && (c.c === '*' || c.c === '?' || c.c === '[')) glob = true;
+    }
+    return { text, dynamic: false, glob, source: w.source };
+  });
+}
+
+/** One character of a word: `special` when unquoted and unescaped (it can be a brace or glob). */
+interface MarkedChar {
+  c: string;
+  special: boolean;
+}
+
+/** The word's characters after quote removal, marked; null when part of it is only known at run time. */
+function markedChars(word: ShNode, src: SourceText): MarkedChar[] | null {
+  const out: MarkedChar[] = [];
+  const plain = (text: string): void => {
+    for (const c of text) out.push({ c, special: false });
+  };
+  for (const p of items(word.Parts)) {
+    switch (nodeType(p)) {
+      case 'Lit': {
+        const raw = goString(p.Value as string);
+        for (let i = 0; i < raw.length; i++) {
+          const c = raw[i]!;
+          if (c === '\\') {
+            if (i + 1 < raw.length && raw[i + 1] !== '\n') out.push({ c: raw[i + 1]!, special: false });
+            i++;
+            continue;
+          }
+          out.push({ c, special: true });
+        }
+        break;
+      }
+      case 'SglQuoted':
+        plain(p.Dollar ? ansiC(goString(p.Value as string)) : goString(p.Value as string));
+        break;
+      case 'DblQuoted':
+        for (const q of items(p.Parts)) {
+          if (nodeType(q) === 'Lit') plain(unescapeDouble(goString(q.Value as string)));
+          else if (nodeType(q) === 'ParamExp' && isPlainHome(q)) plain(homeDirectory());
+          else return null;
+        }
+        break;
+      case 'ParamExp':
+        if (!isPlainHome(p)) return null;
+        plain(homeDirectory());
+        break;
+      default:
+        return null;
+    }
+  }
+  return out;
+}
+
+/** Bash brace expansion over marked characters; null when it would make too many words. */
+function expandBraces(chars: MarkedChar[], depth: number): MarkedChar[][] | null {
+  if (depth > 8) return null;
+  for (let i = 0; i < chars.length; i++) {
+    if (!chars[i]!.special || chars[i]!.c !== '{') continue;
+    if (i > 0 && chars[i - 1]!.special && chars[i - 1]!.c === '$') continue;
+    // the matching close brace and the top-level commas
+    let level = 0;
+    const commas: number[] = [];
+    let close = -1;
+    for (let j = i + 1; j < chars.length; j++) {
+      const x = chars[j]!;
+      if (!x.special) continue;
+      if (x.c === '{') level++;
+      else if (x.c === '}') {
+        if (level === 0) {
+          close = j;
+          break;
+        }
+        level--;
+      } else if (x.c === ',' && level === 0) commas.push(j);
+    }
+    if (close < 0) return [chars];
+    const pre = chars.slice(0, i);
+    const post = chars.slice(close + 1);
+    let alternatives: MarkedChar[][];
+    if (commas.length > 0) {
+      alternatives = [];
+      let from = i + 1;
+      for (const c of [...commas, close]) {
+        alternatives.push(chars.slice(from, c));
+        from = c + 1;
+      }
+    } else {
+      const seq = sequence(chars.slice(i + 1, close).map((x) => x.c).join(''));
+      if (seq === undefined) continue; // `{a}`, `{}`: literal
+      if (seq === null) return null;
+      alternatives = seq.map((t) => [...t].map((c) => ({ c, special: false })));
+    }
+    const tails = expandBraces(post, depth + 1);
+    if (tails === null) return null;
+    const out: MarkedChar[][] = [];
+    for (const a of alternatives) {
+      const heads = expandBraces(a, depth + 1);
+      if (heads === null) return null;
+      for (const h of heads) {
+        for (const t of tails) {
+          out.push([...pre, ...h, ...t]);
+          if (out.length > MAX_BRACE_WORDS) return null;
+        }
+      }
+    }
+    return out;
+  }
+  return [chars];
+}
+
+/** `{1..5}`, `{05..10..5}`, `{a..e}`: its words; undefined when not a sequence; null when too long. */
+function sequence(body: string): string[] | null | undefined {
+  const num = /^(-?\d+)\.\.(-?\d+)(?:\.\.(-?\d+))?$/.exec(body);
+  const chr = /^([A-Za-z])\.\.([A-Za-z])(?:\.\.(-?\d+))?$/.exec(body);
+  const m = num ?? chr;
+  if (!m) return undefined;
+  const step = Math.abs(Number(m[3] ?? 1)) || 1;
+  const a = num ? Number(m[1]) : m[1]!.charCodeAt(0);
+  const b = num ? Number(m[2]) : m[2]!.charCodeAt(0);
+  if (Math.abs(b - a) / step + 1 > MAX_BRACE_WORDS) return null;
+  const width = num && (/^-?0\d/.test(m[1]!) || /^-?0\d/.test(m[2]!)) ? Math.max(m[1]!.length, m[2]!.length) : 0;
+  const out: string[] = [];
+  for (let v = a; a <= b ? v <= b : v >= b; v += a <= b ? step : -step) {
+    if (!num) out.push(String.fromCharCode(v));
+    else {
+      const s = String(Math.abs(v)).padStart(width - (v < 0 ? 1 : 0), '0');
+      out.push(v < 0 ? `-${s}` : s);
+    }
+  }
+  return out;
+}
 
 /** Resolves a `Word` node (see {@link ShellWord}). */
-export function resolveWord(word: ShNode, src: SourceText): ShellWord {
-  const out: ShellWord = { text: '', dynamic: false, glob: false, source: src.of(word) };
+export function resolveWord(word: ShNode, src: SourceText): ShellWord & { braces?: boolean } {
+  const out: ShellWord & { braces?: boolean } = { text: '', dynamic: false, glob: false, source: src.of(word) };
+  let braceChar = false;
   for (const p of items(word.Parts)) {
     switch (nodeType(p)) {
       case 'Lit': {
         const raw = goString(p.Value as string);
         const { text, glob } = unescapeUnquoted(raw);
         if (glob) out.glob = true;
-        if (BRACE_EXPANSION.test(raw)) out.dynamic = true;
+        if (raw.includes('{')) braceChar = true;
         out.text += text;
         break;
       }
@@ -258,6 +427,15 @@ export function resolveWord(word: ShNode, src: SourceText): ShellWord {
         // ArithmExp, CmdSubst, ProcSubst: known only at run time.
         out.dynamic = true;
         out.text += src.of(p);
+    }
+  }
+  if (braceChar) {
+    // A brace expansion (`{a,b}`, `{1..3}`, also across quotes: `{"/",x}`): more than one word at run time.
+    const marked = markedChars(word, src);
+    const expanded = marked === null ? null : expandBraces(marked, 0);
+    if (marked === null ? BRACE_EXPANSION.test(out.text) : expanded === null || expanded.length !== 1 || expanded[0]!.length !== marked.length) {
+      out.dynamic = true;
+      out.braces = true;
     }
   }
   return out;
