@@ -273,6 +273,15 @@ describe('built-in confirmations: holdfast config and holdfast itself (review fi
 describe('built-in confirmations: shell hooks and git configuration (review finding 6)', () => {
   const H = 'built-in: shell hook';
   table([
+    ['fc -s', 'confirm', H],
+    ['fc -e - ls', 'confirm', H],
+    ['fc', 'confirm', H],
+    ["history -s 'rm -rf build'", 'confirm', H],
+    ['history -r other_history', 'confirm', H],
+    ['fc -l', 'allow'],
+    ['fc -ln -5', 'allow'],
+    ['history', 'allow'],
+    ['history 20', 'allow'],
     ['hash -p /usr/bin/id foo; foo', 'confirm', H],
     ["alias ll='ls -la'", 'confirm', H],
     ['enable -f /tmp/x.so foo', 'confirm', H],

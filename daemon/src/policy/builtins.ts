@@ -230,7 +230,7 @@ function holdfastItself(name: string, view: CommandView, shown: () => string): s
   return null;
 }
 
-const HOOK_COMMANDS = new Set(['alias', 'hash', 'enable', 'bind', 'complete', 'compgen']);
+const HOOK_COMMANDS = new Set(['alias', 'hash', 'enable', 'bind', 'complete', 'compgen', 'fc', 'history']);
 
 function shellHook(name: string, view: CommandView): string | null {
   const args = view.words.slice(1);
@@ -246,6 +246,11 @@ function shellHook(name: string, view: CommandView): string | null {
     case 'complete':
     case 'compgen':
       return args.some((w) => /^-[A-Za-z]*C/.test(w.text)) ? `${name} -C runs a command on completion` : null;
+    case 'fc':
+      // `fc -l` only lists; any other use edits and re-runs lines of the history, which the policy never saw as one line.
+      return args.length > 0 && args.every((w) => !w.dynamic) && /^-[nr]*l[nr]*$/.test(args[0]!.text) ? null : 'fc re-runs lines from the shell history, which are not judged again';
+    case 'history':
+      return args.some((w) => w.dynamic || /^-[A-Za-z]*[snrw]/.test(w.text)) ? 'history -s/-r/-n/-w puts lines into the history (for fc to run) or writes it to a file' : null;
     default:
       return null;
   }
