@@ -25,6 +25,13 @@ describe('generated config.yaml (issue 5)', () => {
     assert.equal(d('mkfs.ext4 /dev/sdz'), 'deny');
     assert.equal(d('shutdown -h now'), 'deny');
     assert.equal(d('rm -rf build'), 'allow');
+    assert.equal(d('systemctl --no-block start reboot.target'), 'deny');
+    assert.equal(d('sudo sgdisk -Z /dev/sdb'), 'deny');
+    assert.equal(d('cryptsetup luksFormat /dev/sdb1'), 'deny');
+    assert.equal(d('nvme format /dev/nvme0n1'), 'deny');
+    assert.equal(d('sfdisk /dev/sdb < layout'), 'confirm');
+    assert.equal(d('git send-pack origin main'), 'confirm');
+    assert.equal(d('systemctl status nginx'), 'allow');
   });
   it('spells out exactly the rules a config without security.commands gets', () => {
     const generated = parseConfigText(DEFAULT_CONFIG_YAML).security.commands;

@@ -45,10 +45,24 @@ security:
       - init 6
       - telinit 0
       - telinit 6
+      - systemctl start reboot.target
+      - systemctl start poweroff.target
+      - systemctl start halt.target
+      - systemctl isolate reboot.target
+      - systemctl isolate poweroff.target
+      - systemctl isolate halt.target
+      - sgdisk -Z
+      - sgdisk --zap-all
+      - cryptsetup luksFormat
+      - nvme format
+      - nvme sanitize
+      - hdparm --security-erase
     # Run only after the user confirms (execute answers waiting_confirmation first).
     # npm install also covers npm i / npm add; pip install also python3 -m pip install.
+    # Partition tools are asked about even when they only list (fdisk -l): one rule, no guessing.
     confirm:
       - git push
+      - git send-pack
       - docker
       - podman
       - npm install
@@ -59,6 +73,11 @@ security:
       - yarn add
       - pip install
       - pip3 install
+      - fdisk
+      - sfdisk
+      - sgdisk
+      - parted
+      - systemctl isolate
     # Allowed without asking even when default is confirm or deny; matched strictly (the leading
     # arguments exactly as written), e.g. "npm test", "make build".
     allow: []

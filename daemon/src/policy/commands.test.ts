@@ -272,6 +272,12 @@ describe('command policy: the working directory (docs/command-policy.md)', () =>
     assert.equal(at("sh -c 'cd /'; rm -rf usr"), 'allow', "a child shell's cd stays there");
     assert.equal(at("eval 'cd /'; rm -rf usr"), 'allow', 'eval moves to a folder the scan cannot place: judged as written');
   });
+  it('a wrapper that moves the command (env -C, env --chdir, nsenter --wd, systemd-run --working-directory) moves the judgement', () => {
+    for (const c of ['env -C / rm -rf usr', 'env --chdir=/ rm -rf usr', 'env --chdir / rm -rf usr', 'nsenter -w / rm -rf usr', 'systemd-run --working-directory=/ rm -rf usr', 'cd / && env -C .. rm -rf usr']) {
+      assert.equal(at(c), 'deny', c);
+    }
+    assert.equal(at('env -C /tmp/elsewhere rm -rf usr'), 'allow');
+  });
   it('argv mode is judged in the call folder', () => {
     assert.equal(evaluateCommand({ argv: ['rm', '-rf', 'usr'], cwd: '/' }, LOCAL).decision, 'deny');
     assert.equal(evaluateCommand({ argv: ['rm', '-rf', 'usr'], cwd: '/tmp/hf-work' }, LOCAL).decision, 'allow');

@@ -1,10 +1,10 @@
 import { builtinFinding, variablesAssignedBy } from './builtins.js';
 import { environmentRisk, evaluateEnvironment } from './environment.js';
-import { canonicalPath, dirsAt, NO_DIRS, type Dirs } from './paths.js';
+import { canonicalPath, changeDir, dirsAt, NO_DIRS, unionDirs, UNKNOWN_DIRS, type Dirs } from './paths.js';
 import { readOnlyLabel } from './read-only.js';
 import { compileRules, matchLoose, matchStrict, rulesFor, type CommandRules, type CompiledRules } from './rules.js';
 import { refusal, scanCommandLine, type Refusal, type SimpleCommand } from './script-scan.js';
-import { literalWord, shownWord } from './shell-syntax.js';
+import { literalWord, shownWord, type ShellWord } from './shell-syntax.js';
 import { findUnsafeCharacter } from './text-safety.js';
 import { commandName, unwrap, type CommandView } from './wrappers.js';
 
@@ -177,6 +177,17 @@ function judgedDirectories(dirs: Dirs | undefined): (string | null)[] {
   return out;
 }
 
+/**
+ * Where a command runs after its wrappers moved it (`env -C DIR`, `sudo -D DIR`): each literal
+ * folder applied in turn; a run-time one makes it unknown. The folders before count too, so a
+ * wrapper that fails to change directory is covered.
+ */
+function wrapperDirectories(dirs: Dirs, chdirs: readonly ShellWord[]): Dirs {
+  let d = dirs;
+  for (const w of chdirs) d = w.dynamic || w.glob ? unionDirs(d, UNKNOWN_DIRS) : unionDirs(d, changeDir(d, w.text));
+  return d;
+}
+
 /** The worse of two judgements (deny > confirm > allow; the first wins a tie). */
 function worse<T extends { decision: PolicyDecision }>(a: T | null, b: T | null): T | null {
   if (a === null) return b;
@@ -192,7 +203,7 @@ function judgeCommand(cmd: SimpleCommand, rules: CompiledRules, via: string[], d
     if (best === null || RANK[decision] > RANK[best.decision]) best = { decision, rule, reason };
   };
   let judgedCommand = false;
-  const cwds = judgedDirectories(cmd.dirs);
+  const cwds = judgedDirectories(wrapperDirectories(cmd.dirs ?? NO_DIRS, u.chdirs));
   const judgeAll = (view: CommandView): ReturnType<typeof judgeView> => cwds.reduce<ReturnType<typeof judgeView>>((w, cwd) => worse(w, judgeView(view, cmd, rules, cwd)), null);
   for (const view of u.views) {
     const v = judgeAll(view);

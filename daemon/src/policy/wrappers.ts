@@ -35,6 +35,8 @@ export interface Unwrapped {
   assigns: Assignment[];
   /** Wrapper names looked through, outer first. */
   via: string[];
+  /** Folders a wrapper makes the command run in (`env -C DIR`, `sudo -D DIR`), outer first. */
+  chdirs: ShellWord[];
 }
 
 interface WrapperSpec {
@@ -74,6 +76,9 @@ interface WrapperSpec {
   execLong?: readonly string[];
   /** A wrapper only with one of these subcommands first (`poetry run`, `bundle exec`). */
   subcommands?: readonly string[];
+  /** Short / long options whose value is the folder the command runs in (`env -C`, `sudo --chdir`). */
+  chdirShort?: string;
+  chdirLong?: readonly string[];
 }
 
 const SU = {
@@ -84,7 +89,7 @@ const SU = {
 } as const;
 
 const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
-  env: { shortWithValue: 'uCS', longWithValue: ['unset', 'chdir', 'split-string'], assignments: true },
+  env: { shortWithValue: 'uCS', longWithValue: ['unset', 'chdir', 'split-string'], assignments: true, chdirShort: 'C', chdirLong: ['chdir'] },
   command: { noCommandFlags: 'vV' },
   builtin: {},
   exec: { shortWithValue: 'a' },
@@ -103,6 +108,8 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     assignments: true,
     noCommandFlags: 'lvkK',
     shellFlags: 'si',
+    chdirShort: 'D',
+    chdirLong: ['chdir'],
   },
   doas: { shortWithValue: 'uC', shellFlags: 's' },
   setsid: {},
@@ -116,8 +123,9 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   unshare: {
     shortWithValue: 'SGRw',
     longWithValue: ['propagation', 'setgroups', 'map-user', 'map-group', 'map-users', 'map-groups', 'setuid', 'setgid', 'root', 'wd', 'monotonic', 'boottime', 'load-interp'],
+    chdirLong: ['wd'],
   },
-  nsenter: { shortWithValue: 'tSG', longWithValue: ['target', 'setuid', 'setgid', 'env'] },
+  nsenter: { shortWithValue: 'tSGw', longWithValue: ['target', 'setuid', 'setgid', 'env', 'wd'], chdirShort: 'w', chdirLong: ['wd'] },
   setpriv: {
     longWithValue: ['reuid', 'regid', 'ruid', 'euid', 'rgid', 'egid', 'groups', 'inh-caps', 'ambient-caps', 'bounding-set', 'securebits', 'pdeathsig', 'selinux-label', 'apparmor-profile', 'landlock-access', 'landlock-rule', 'seccomp-filter'],
     noCommandFlags: 'd',
@@ -129,6 +137,7 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     longWithValue: ['unit', 'property', 'setenv', 'host', 'machine', 'description', 'slice', 'uid', 'gid', 'nice', 'working-directory', 'on-active', 'on-boot', 'on-startup', 'on-unit-active', 'on-unit-inactive', 'on-calendar', 'path-property', 'socket-property', 'timer-property', 'service-type'],
     envShort: 'E',
     envLong: ['setenv'],
+    chdirLong: ['working-directory'],
   },
   flock: { shortWithValue: 'wEc', longWithValue: ['timeout', 'wait', 'conflict-exit-code', 'command'], scriptShort: 'c', scriptLong: ['command'], leadingPositionals: 1 },
   script: {
@@ -161,12 +170,29 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   micromamba: { subcommands: ['run'], shortWithValue: 'np', longWithValue: ['name', 'prefix', 'cwd'] },
   mise: { subcommands: ['exec', 'x'] },
   direnv: { subcommands: ['exec'], leadingPositionals: 1 },
+  npm: { subcommands: ['exec', 'x'], shortWithValue: 'cw', longWithValue: ['package', 'call', 'workspace', 'prefix'], scriptShort: 'c', scriptLong: ['call'] },
+  pnpm: { subcommands: ['exec', 'dlx'], shortWithValue: 'C', longWithValue: ['dir', 'filter', 'package', 'workspace-concurrency'], shellFlags: 'c', chdirShort: 'C', chdirLong: ['dir'] },
+  yarn: { subcommands: ['dlx', 'exec'], shortWithValue: 'p', longWithValue: ['package', 'cwd'], chdirLong: ['cwd'] },
+  bunx: { shortWithValue: 'p', longWithValue: ['package'] },
+  bun: { subcommands: ['x'], longWithValue: ['cwd'], chdirLong: ['cwd'] },
+  valgrind: {},
+  ltrace: { shortWithValue: 'aAeEFlnopsuwxX', longWithValue: ['output', 'library', 'align', 'indent'] },
+  unbuffer: {},
+  firejail: {},
+  tmux: {
+    subcommands: ['new-session', 'new', 'new-window', 'neww', 'split-window', 'splitw', 'respawn-pane', 'respawnp', 'respawn-window', 'respawnw', 'run-shell', 'run'],
+    shortWithValue: 'LSfcenstxylFpT',
+    joinScript: true,
+  },
+  screen: { shortWithValue: 'SceEhpstT', noCommandFlags: 'rRxlQX' },
 };
 
 const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'busybox-sh']);
 const SHELL_OPTS_WITH_VALUE = 'oO';
 const SHELL_LONG_WITH_VALUE = ['rcfile', 'init-file'];
 const FIND_EXEC = new Set(['-exec', '-execdir', '-ok', '-okdir']);
+/** Script file operands that are the shell's standard input. */
+const STDIN_PATHS = new Set(['/dev/stdin', '/dev/fd/0', '/proc/self/fd/0']);
 const MAX_WRAPPERS = 16;
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
 const PYTHON = /^python[0-9.]*$/;
@@ -180,7 +206,7 @@ export function commandName(word: ShellWord): string {
 
 /** Unwraps a simple command (see the file comment). */
 export function unwrap(cmd: SimpleCommand): Unwrapped {
-  const out: Unwrapped = { views: [], scripts: [], unjudgeable: null, assigns: [], via: [] };
+  const out: Unwrapped = { views: [], scripts: [], unjudgeable: null, assigns: [], via: [], chdirs: [] };
   let words = cmd.words;
   let openArgs = false;
   for (let depth = 0; words.length > 0; depth++) {
@@ -191,7 +217,7 @@ export function unwrap(cmd: SimpleCommand): Unwrapped {
       out.views.push({ words, openArgs, role: 'command' });
       return out;
     }
-    if (SHELLS.has(name)) {
+    if (SHELLS.has(name) || ((name === 'source' || name === '.') && words[1] !== undefined && STDIN_PATHS.has(words[1].text))) {
       shellLayer(words, cmd, openArgs, out);
       return out;
     }
@@ -258,8 +284,10 @@ function innerCommand(words: ShellWord[], spec: WrapperSpec, out: Unwrapped): In
   let splitString: string | null = null;
   let script: ShellWord | null = null;
   let i = 1;
-  const takeValue = (w: ShellWord, kind: 'script' | 'env' | 'split'): void => {
-    if (kind === 'split') splitString = w.text;
+  let endOfOptions = false;
+  const takeValue = (w: ShellWord, kind: 'script' | 'env' | 'split' | 'chdir'): void => {
+    if (kind === 'chdir') out.chdirs.push(w);
+    else if (kind === 'split') splitString = w.text;
     else if (kind === 'script') script = w;
     else if (ASSIGNMENT.test(w.text)) {
       const eq = w.text.indexOf('=');
@@ -275,12 +303,13 @@ function innerCommand(words: ShellWord[], spec: WrapperSpec, out: Unwrapped): In
     const t = w.text;
     if (t === '--') {
       i++;
+      endOfOptions = true;
       break;
     }
     if (t.startsWith('--') && t.length > 2) {
       const eq = t.indexOf('=');
       const long = eq >= 0 ? t.slice(2, eq) : t.slice(2);
-      const kind = long === 'split-string' && name === 'env' ? 'split' : spec.scriptLong?.includes(long) ? 'script' : spec.envLong?.includes(long) ? 'env' : null;
+      const kind = long === 'split-string' && name === 'env' ? 'split' : spec.scriptLong?.includes(long) ? 'script' : spec.envLong?.includes(long) ? 'env' : spec.chdirLong?.includes(long) ? 'chdir' : null;
       if (spec.execLong?.includes(long)) joinScript = false;
       if (eq < 0 && longWithValue.includes(long)) {
         i++;
@@ -299,9 +328,9 @@ function innerCommand(words: ShellWord[], spec: WrapperSpec, out: Unwrapped): In
         if (shortWithValue.includes(letter)) {
           const attached = j + 1 < t.length;
           const valueWord = attached ? { ...w, text: t.slice(j + 1) } : words[++i];
-          const kind = letter === 'S' && name === 'env' ? 'split' : spec.scriptShort?.includes(letter) ? 'script' : spec.envShort?.includes(letter) ? 'env' : null;
+          const kind = letter === 'S' && name === 'env' ? 'split' : spec.scriptShort?.includes(letter) ? 'script' : spec.envShort?.includes(letter) ? 'env' : spec.chdirShort?.includes(letter) ? 'chdir' : null;
           if (kind && valueWord) {
-            if (valueWord.dynamic) {
+            if (valueWord.dynamic && kind !== 'chdir') {
               out.unjudgeable = `the command given to ${name} -${letter} is only known at run time`;
               return 'unjudgeable';
             }
@@ -329,6 +358,16 @@ function innerCommand(words: ShellWord[], spec: WrapperSpec, out: Unwrapped): In
     }
     if (noInner) continue; // `su USER ARGS…`: options may follow
     break;
+  }
+  if (endOfOptions) {
+    // `timeout -- 5 CMD`, `npm exec -- CMD`: the positionals and subcommand still come first.
+    if (subNeeded) {
+      if (!spec.subcommands!.includes(words[i]?.text ?? '')) return 'none';
+      subNeeded = false;
+      i++;
+      positionals = spec.leadingPositionals ?? 0;
+    }
+    i += positionals;
   }
   if (subNeeded) return 'none';
   const rest = noInner ? [] : words.slice(i);
@@ -415,7 +454,9 @@ function shellLayer(words: ShellWord[], cmd: SimpleCommand, openArgs: boolean, o
     }
     break;
   }
-  const rest = words.slice(i);
+  let rest = words.slice(i);
+  // `bash /dev/stdin <<< '…'`, `source /dev/stdin`: the script file is the shell's own input.
+  if (!dashC && rest.length > 0 && STDIN_PATHS.has(rest[0]!.text)) rest = [];
   if (dashC) {
     out.views.push({ words, openArgs, role: 'wrapper' });
     out.via.push(`${name} -c`);

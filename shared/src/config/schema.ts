@@ -81,8 +81,14 @@ export const DEFAULT_COMMAND_RULES = {
     'rm -rf /', "rm -rf '/*'", 'rm -rf ~', 'mkfs', 'mkfs.*', 'mke2fs', 'mkswap', 'wipefs', 'blkdiscard',
     'shutdown', 'reboot', 'poweroff', 'halt', 'systemctl poweroff', 'systemctl reboot', 'systemctl halt', 'systemctl kexec',
     'init 0', 'init 6', 'telinit 0', 'telinit 6',
+    'systemctl start reboot.target', 'systemctl start poweroff.target', 'systemctl start halt.target',
+    'systemctl isolate reboot.target', 'systemctl isolate poweroff.target', 'systemctl isolate halt.target',
+    'sgdisk -Z', 'sgdisk --zap-all', 'cryptsetup luksFormat', 'nvme format', 'nvme sanitize', 'hdparm --security-erase',
   ],
-  confirm: ['git push', 'docker', 'podman', 'npm install', 'npm ci', 'pnpm install', 'pnpm add', 'yarn install', 'yarn add', 'pip install', 'pip3 install'],
+  confirm: [
+    'git push', 'git send-pack', 'docker', 'podman', 'npm install', 'npm ci', 'pnpm install', 'pnpm add', 'yarn install', 'yarn add', 'pip install', 'pip3 install',
+    'fdisk', 'sfdisk', 'sgdisk', 'parted', 'systemctl isolate',
+  ],
 } as const;
 
 /** `security.commands`: rules are command names with leading arguments (daemon/src/policy/rules.ts). */
