@@ -1,4 +1,4 @@
-import { closeSync, fchmodSync, fstatSync, mkdirSync, openSync, statSync, writeSync } from 'node:fs';
+import { closeSync, fchmodSync, fstatSync, mkdirSync, openSync, renameSync, statSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { HoldfastError } from '@holdfast/shared/errors';
 
@@ -12,6 +12,12 @@ import { HoldfastError } from '@holdfast/shared/errors';
  *
  * Never logged: environment values, text typed through `stdin` (answers to password prompts) —
  * only its length and the named keys.
+ *
+ * Rotation (docs/command-policy.md "Audit"): before a line would take the file past `maxBytes` (default
+ * 64 MiB), `audit.jsonl` becomes `audit.jsonl.1`, `.1` becomes `.2` … up to `keep` old files
+ * (default 9; the oldest is dropped), so the log never grows without bound and the last
+ * ≈ 640 MiB of decisions stay on disk. An external `logrotate` that moves the file works too:
+ * the log reopens when the path no longer names its descriptor's file.
  */
 export interface AuditEntry {
   /** `execute.run`, `execute.refused`, `execute.confirmation_requested`, `execute.stdin`, `execute.stop`, … */
@@ -34,10 +40,18 @@ export interface AuditEntry {
   [extra: string]: unknown;
 }
 
+/** Defaults of {@link AuditLog} rotation. */
+export const AUDIT_ROTATION = { maxBytes: 64 * 1024 * 1024, keep: 9 } as const;
+
 export class AuditLog {
   private fd: number | null = null;
+  /** Size of the open file as far as this process knows (bytes). */
+  private size = 0;
 
-  constructor(readonly path: string) {}
+  constructor(
+    readonly path: string,
+    private readonly rotation: { maxBytes: number; keep: number } = AUDIT_ROTATION,
+  ) {}
 
   /**
    * Appends one line (`at` = ISO time added).
@@ -48,8 +62,14 @@ export class AuditLog {
     const line = `${JSON.stringify({ at: new Date().toISOString(), ...entry })}\n`;
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
-        const fd = this.open();
+        let fd = this.open();
+        const bytes = Buffer.byteLength(line);
+        if (this.size > 0 && this.size + bytes > this.rotation.maxBytes) {
+          this.rotate();
+          fd = this.open();
+        }
         writeSync(fd, line);
+        this.size += bytes;
         return;
       } catch (err) {
         this.close();
@@ -85,6 +105,22 @@ export class AuditLog {
       this.fd = openSync(this.path, 'a', 0o600);
       fchmodSync(this.fd, 0o600);
     }
+    // Another writer of the same file (the file tools' log) may have appended: trust the disk.
+    this.size = fstatSync(this.fd).size;
     return this.fd;
+  }
+
+  /** `audit.jsonl` → `.1`, `.1` → `.2`, … (the `keep`-th is overwritten). */
+  private rotate(): void {
+    this.close();
+    for (let n = this.rotation.keep - 1; n >= 1; n--) {
+      try {
+        renameSync(`${this.path}.${n}`, `${this.path}.${n + 1}`);
+      } catch {
+        // that generation does not exist yet
+      }
+    }
+    if (this.rotation.keep >= 1) renameSync(this.path, `${this.path}.1`);
+    this.size = 0;
   }
 }
