@@ -32,6 +32,17 @@ describe('move_out: removal only goes to the trash (issue 4)', () => {
   });
   after(() => fx.stop());
 
+  it('the summary a user confirms shows control and bidirectional characters of names and purpose as escapes', async () => {
+    w('evil\u202Etxt.exe', 'x');
+    const p = await prepare([{ path: 'evil\u202Etxt.exe', kind: 'file' }], { purpose: 'tidy\n  README.md (1 bytes)\u001b[2K' });
+    assert.equal(p.env.status, 'waiting_confirmation', p.text);
+    assert.doesNotMatch(p.text, /[\u202E\u001b]/, 'no raw control or bidi character in the text');
+    assert.match(p.text, /evil\\u202Etxt\.exe \(1 bytes\)/);
+    assert.match(p.text, /\(tidy\\n  README\.md \(1 bytes\)\\u001B\[2K\)/);
+    assert.equal(p.text.split('\n').length, 3, 'a heading, one item, the instruction');
+    assert.equal(p.env.data.previews[0].path, 'evil\u202Etxt.exe', 'the exact name stays in data');
+  });
+
   it('a directory ends in the trash with a valid .trashinfo; a second submit returns the same receipt', async () => {
     w('build/out/a.o', 'a');
     w('build/b.o', 'b');

@@ -1,5 +1,6 @@
 import { HoldfastError } from '@holdfast/shared/errors';
 import type { PolicyVerdict } from '../policy/commands.js';
+import { displaySafe } from '../policy/text-safety.js';
 import type { TaskRow } from '../store/tasks-repo.js';
 import { action, failure, outcome, type ToolOutcome } from '../tools/envelope.js';
 import type { ExecuteArgs, ResolvedCall } from './call.js';
@@ -14,15 +15,20 @@ export function verdictData(v: PolicyVerdict): Record<string, unknown> {
   };
 }
 
-/** What a user is asked to confirm: the frozen command, where, why, and the rule that asks. */
+/**
+ * What a user is asked to confirm: the frozen command, where, why, and the rule that asks. The
+ * command itself never holds a control or bidirectional character (the policy refuses those); the
+ * agent-chosen parts around it (purpose, folder, task name) are shown through `displaySafe`, so
+ * they cannot fake a line or reverse the rest of the summary.
+ */
 export function confirmationSummary(call: Pick<ResolvedCall, 'command' | 'argv' | 'taskName' | 'cwd' | 'purpose' | 'background' | 'env'>, rule: string | null): string {
-  const what = call.argv ? `argv ${JSON.stringify(call.argv)}` : call.taskName ? `project task ${call.taskName} (${call.command})` : call.command!;
+  const what = call.argv ? `argv ${JSON.stringify(call.argv)}` : call.taskName ? `project task ${displaySafe(call.taskName)} (${call.command})` : call.command!;
   return [
     `Run ${what}`,
     call.background ? ' as a background task' : '',
-    call.cwd ? ` in ${call.cwd}` : ' in the session’s current directory',
+    call.cwd ? ` in ${displaySafe(call.cwd)}` : ' in the session’s current directory',
     call.env ? ` with ${Object.keys(call.env).join(', ')} set` : '',
-    call.purpose ? ` — purpose: ${call.purpose}` : '',
+    call.purpose ? ` — purpose: ${displaySafe(call.purpose)}` : '',
     rule ? ` (asked by ${rule})` : '',
   ].join('');
 }

@@ -3,7 +3,8 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { evaluateCommand } from './commands.js';
 import { ansiC } from './shell-syntax.js';
-import { findUnsafeCharacter } from './text-safety.js';
+import { displaySafe, findUnsafeCharacter } from './text-safety.js';
+import { confirmationSummary } from '../execution/policy-outcome.js';
 
 /** Finding 1 of the security review: NUL and other control characters (docs/command-policy.md "Always refused"). */
 const RULES = { default: 'allow' as const, deny: ['rm -rf /tmp/victim'], confirm: [], allow: [] };
@@ -66,5 +67,25 @@ describe('control characters in a command are refused (review finding 1)', () =>
     assert.deepEqual(findUnsafeCharacter('ab\u0003c\u0000'), { index: 2, code: 3, name: 'U+0003 ETX (Ctrl-C)' });
     assert.equal(findUnsafeCharacter('a\tb\nc'), null);
     assert.equal(findUnsafeCharacter('x\ry', '\r'), null);
+  });
+});
+
+describe('text shown to a user in a summary (displaySafe)', () => {
+  it('escapes line breaks, tabs, C0/C1 controls, DEL and bidi controls; leaves other text alone', () => {
+    assert.equal(displaySafe('plain — ünïcode 名前'), 'plain — ünïcode 名前');
+    assert.equal(displaySafe('a\nb\rc\td'), 'a\\nb\\rc\\td');
+    assert.equal(displaySafe('x\u001b[2Ky\u007f\u0085\u202Ez\u2066'), 'x\\u001B[2Ky\\u007F\\u0085\\u202Ez\\u2066');
+  });
+  it('property: the result is one line with no character findUnsafeCharacter refuses', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (t) => {
+        const d = displaySafe(t);
+        return !d.includes('\n') && !d.includes('\t') && findUnsafeCharacter(d) === null;
+      }),
+    );
+  });
+  it('a confirmation summary shows an agent-chosen purpose and folder through it', () => {
+    const s = confirmationSummary({ command: 'git push', argv: null, taskName: null, cwd: '/tmp/a\u202Eb', purpose: 'ship it\nRun ls (asked by nothing)', background: false, env: null }, 'confirm: git push');
+    assert.equal(s, 'Run git push in /tmp/a\\u202Eb — purpose: ship it\\nRun ls (asked by nothing) (asked by confirm: git push)');
   });
 });

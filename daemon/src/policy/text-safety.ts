@@ -52,3 +52,22 @@ export function findUnsafeCharacter(text: string, allow = ''): UnsafeCharacter |
   }
   return null;
 }
+
+/** The unsafe characters of the file comment plus line breaks and tabs, for one-line display. */
+// eslint-disable-next-line no-control-regex
+const UNSAFE_ON_ONE_LINE = /[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * `text` made safe to show a user as part of a one-line summary (a confirmation, a move_out
+ * preview): every character of the file comment, and `\n`, `\r`, `\t`, becomes a visible escape
+ * (`\n`, `\u001B`, `\u202E`), so an agent-chosen purpose or file name cannot draw a fake line,
+ * move the cursor or reverse the rest of the summary. Other text is unchanged.
+ */
+export function displaySafe(text: string): string {
+  return text.replace(UNSAFE_ON_ONE_LINE, (c) => {
+    if (c === '\n') return '\\n';
+    if (c === '\r') return '\\r';
+    if (c === '\t') return '\\t';
+    return `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+  });
+}

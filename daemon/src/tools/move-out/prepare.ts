@@ -3,6 +3,7 @@ import { FileLimits } from '@holdfast/shared/constants';
 import { newId } from '@holdfast/shared/ids';
 import type { MovePrepareInput } from '@holdfast/shared/tools';
 import type * as z from 'zod';
+import { displaySafe } from '../../policy/text-safety.js';
 import { action, outcome, type ToolOutcome } from '../envelope.js';
 import { fileContext, type FileWorkspace } from '../file-access.js';
 import { argsDigest, replayReceipt, storeReceipt } from '../idempotency.js';
@@ -46,9 +47,12 @@ export async function prepareMove(ws: FileWorkspace, args: PrepareArgs): Promise
     confirmation_uuid: uuid, move_request_id: id, manifest_sha256: manifestSha, idempotency_key: key, expires_at: new Date(expiresAt).toISOString(),
     count: entries.length, previews, purpose: args.purpose,
   };
-  const list = previews.map((p) => `  ${p.kind === 'directory' ? `${p.path}/ (folder, with everything in it)` : p.kind === 'symlink' ? `${p.path} (symlink → ${p.link_target})` : `${p.path} (${p.size} bytes)`}`).join('\n');
+  // The summary a user confirms: names and purpose shown through displaySafe (one line each, no
+  // control or bidirectional characters); the exact values are in `data`.
+  const shown = (v: unknown): string => displaySafe(String(v));
+  const list = previews.map((p) => `  ${p.kind === 'directory' ? `${shown(p.path)}/ (folder, with everything in it)` : p.kind === 'symlink' ? `${shown(p.path)} (symlink → ${shown(p.link_target)})` : `${shown(p.path)} (${p.size} bytes)`}`).join('\n');
   const more = entries.length > previews.length ? `\n  … and ${entries.length - previews.length} more` : '';
-  const text = `Ready to move ${entries.length} item${entries.length === 1 ? '' : 's'} to the trash (${args.purpose}):\n${list}${more}\nAsk the user to confirm; then call move_out(action="submit", remote_session_id, confirmation_uuid="${uuid}"). Expires ${data.expires_at}.`;
+  const text = `Ready to move ${entries.length} item${entries.length === 1 ? '' : 's'} to the trash (${shown(args.purpose)}):\n${list}${more}\nAsk the user to confirm; then call move_out(action="submit", remote_session_id, confirmation_uuid="${uuid}"). Expires ${data.expires_at}.`;
   const result = outcome('move_out.prepared', 'waiting_confirmation', data, text, {
     context: fileContext(ws, args.purpose),
     hints: { preferred_behavior: 'ask_confirm' },
