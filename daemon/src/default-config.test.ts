@@ -32,6 +32,8 @@ describe('generated config.yaml (issue 5)', () => {
     assert.equal(d('sfdisk /dev/sdb < layout'), 'confirm');
     assert.equal(d('git send-pack origin main'), 'confirm');
     assert.equal(d('systemctl status nginx'), 'allow');
+    for (const c of ['git clean -fdx', 'git reset --hard HEAD~1', 'git checkout -- .', 'git restore .', 'git stash -u']) assert.equal(d(c), 'confirm', c);
+    for (const c of ['git reset --soft HEAD~1', 'git checkout main', 'git restore src/a.ts', 'git stash']) assert.equal(d(c), 'allow', c);
   });
   it('spells out exactly the rules a config without security.commands gets', () => {
     const generated = parseConfigText(DEFAULT_CONFIG_YAML).security.commands;

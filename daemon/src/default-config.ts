@@ -60,9 +60,17 @@ security:
     # Run only after the user confirms (execute answers waiting_confirmation first).
     # npm install also covers npm i / npm add; pip install also python3 -m pip install.
     # Partition tools are asked about even when they only list (fdisk -l): one rule, no guessing.
+    # git clean / reset --hard / checkout -- . / restore . / stash -u throw away uncommitted work.
     confirm:
       - git push
       - git send-pack
+      - git clean
+      - git reset --hard
+      - git checkout -- .
+      - git restore .
+      - git stash -u
+      - git stash --include-untracked
+      - git stash --all
       - docker
       - podman
       - npm install

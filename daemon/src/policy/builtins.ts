@@ -2,7 +2,7 @@ import { readOnlyLabel } from './read-only.js';
 import { globToRegExp, viewArguments } from './rules.js';
 import { canonicalPath, globCoversProtected, holdfastHomeMarker, isBareTildeUser, isRawDevice, namesHoldfastConfig, protectedPath } from './paths.js';
 import type { SimpleCommand } from './script-scan.js';
-import { shownWord, type ShellWord } from './shell-syntax.js';
+import { literalWord, shownWord, type ShellWord } from './shell-syntax.js';
 import { commandName, type CommandView } from './wrappers.js';
 
 /**
@@ -213,7 +213,24 @@ function killAll(name: string, view: CommandView, shown: () => string): BuiltinF
 
 const HOLDFAST_READ_ONLY = new Set(['list', 'doctor', 'help', '--help', '-h', '--version', '-V', 'status']);
 
+/** Entry points of holdfast's own processes, as `node` runs them from a checkout or a package. */
+const HOLDFAST_ENTRY = /(^|\/)(adapter\/dist\/cli\/main\.js|daemon\/dist\/main\.js|guardian\/dist\/guardian\.mjs)$/;
+/** `pkill -f` / `killall -r` patterns that select holdfast's processes (or every node process). */
+const HOLDFAST_PROCESS = /holdfast|guardian|daemon\/dist|adapter\/dist|dist\/main|dist\/cli/;
+/** Option letters of `node` that take a value as the next word. */
+const NODE_OPTS_WITH_VALUE = new Set(['-r', '--require', '--import', '--loader', '--experimental-loader', '--conditions', '-C', '--env-file', '--input-type']);
+
 function holdfastItself(name: string, view: CommandView, shown: () => string): string | null {
+  if (name === 'node' || name === 'nodejs') {
+    // `node …/adapter/dist/cli/main.js kill --all` is the holdfast CLI under another name.
+    const words = view.words;
+    let i = 1;
+    while (i < words.length && words[i]!.text.startsWith('-')) i += NODE_OPTS_WITH_VALUE.has(words[i]!.text) ? 2 : 1;
+    const script = words[i];
+    if (!script || script.dynamic || !HOLDFAST_ENTRY.test(script.text)) return null;
+    const as = script.text.endsWith('cli/main.js') ? 'holdfast' : 'holdfastd';
+    return holdfastItself(as, { ...view, words: [literalWord(as), ...words.slice(i + 1)] }, shown);
+  }
   if (name !== 'holdfast' && name !== 'holdfastd' && name !== 'systemctl' && name !== 'pkill' && name !== 'killall') return null;
   const args = view.words.slice(1).filter((w) => !w.text.startsWith('--home'));
   if (name === 'holdfast' || name === 'holdfastd') {
@@ -226,7 +243,11 @@ function holdfastItself(name: string, view: CommandView, shown: () => string): s
     const verb = args.find((w) => !w.text.startsWith('-'))?.text ?? '';
     return /^(status|show|is-active|is-enabled|is-failed|cat|list-units|list-unit-files)$/.test(verb) ? null : `${shown()} controls the holdfast service`;
   }
-  if ((name === 'pkill' || name === 'killall') && args.some((w) => !w.text.startsWith('-') && /holdfast|guardian/.test(w.text))) return `${shown()} signals holdfast itself`;
+  if (name === 'pkill' || name === 'killall') {
+    const patterns = args.filter((w) => !w.text.startsWith('-'));
+    if (patterns.some((w) => HOLDFAST_PROCESS.test(w.text))) return `${shown()} signals holdfast itself`;
+    if (patterns.some((w) => /^(\^?node(js)?\$?|\.\*node.*)$/.test(w.text))) return `${shown()} signals every node process — holdfast's daemon, adapter and guardians included`;
+  }
   return null;
 }
 

@@ -86,7 +86,7 @@ export const DEFAULT_COMMAND_RULES = {
     'sgdisk -Z', 'sgdisk --zap-all', 'cryptsetup luksFormat', 'nvme format', 'nvme sanitize', 'hdparm --security-erase',
   ],
   confirm: [
-    'git push', 'git send-pack', 'docker', 'podman', 'npm install', 'npm ci', 'pnpm install', 'pnpm add', 'yarn install', 'yarn add', 'pip install', 'pip3 install',
+    'git push', 'git send-pack', 'git clean', 'git reset --hard', 'git checkout -- .', 'git restore .', 'git stash -u', 'git stash --include-untracked', 'git stash --all', 'docker', 'podman', 'npm install', 'npm ci', 'pnpm install', 'pnpm add', 'yarn install', 'yarn add', 'pip install', 'pip3 install',
     'fdisk', 'sfdisk', 'sgdisk', 'parted', 'systemctl isolate',
   ],
 } as const;
