@@ -318,6 +318,40 @@ describe('built-in confirmations: shell hooks and git configuration (review find
   });
 });
 
+describe('built-in confirmations: options whose value is a program', () => {
+  const P = 'built-in: program option';
+  table([
+    ['tar xf a.tar --to-command="sh -c id"', 'confirm', P],
+    ['tar -cf x.tar --checkpoint=1 --checkpoint-action=exec=id .', 'confirm', P],
+    ['tar -I ./evil -xf a', 'confirm', P],
+    ['tar --use-compress-program=./evil -xf a', 'confirm', P],
+    ['rsync -e "sh -c id" a b', 'confirm', P],
+    ['rsync --rsync-path="sudo rsync" a b:', 'confirm', P],
+    ['zip -T -TT ./evil a.zip x', 'confirm', P],
+    ['ssh -o ProxyCommand=id host', 'confirm', P],
+    ['ssh -oLocalCommand=id -oPermitLocalCommand=yes host', 'confirm', P],
+    ['scp -S ./evil a b:', 'confirm', P],
+    ['ssh -F ./cfg host', 'confirm', P],
+    ['man -P id ls', 'confirm', P],
+    ['tar -xzf a.tgz -C out', 'allow'],
+    ['tar --checkpoint-action=dot -cf x .', 'allow'],
+    ['rsync -avz -e ssh a b:', 'allow'],
+    ['rsync -e "ssh -p 2222" a b:', 'allow'],
+    ['zip -r a.zip d', 'allow'],
+    ['ssh -oStrictHostKeyChecking=no host', 'allow'],
+    ['scp -P 22 a b:', 'allow'],
+    ['man ls', 'allow'],
+  ]);
+  table([
+    ['TAR_OPTIONS=--to-command=id tar xf a.tar', 'confirm', 'environment: TAR_OPTIONS'],
+    ['export RSYNC_RSH=./x', 'confirm', 'environment: RSYNC_RSH'],
+    ['unset PROMPT_COMMAND', 'confirm', 'environment: PROMPT_COMMAND'],
+    ['unset PATH', 'confirm', 'environment: PATH'],
+    ['unset FOO', 'allow'],
+    ['unset -f cd', 'allow'],
+  ]);
+});
+
 describe('built-in floor: properties', () => {
   const rmName = fc.constantFrom('rm', '/bin/rm', '/usr/bin/rm', '"rm"', '\\rm', "'r'm", 'command rm', 'sudo rm', 'env rm', 'busybox rm', 'nice -n 5 rm');
   const recursive = fc.constantFrom('-r', '-R', '--recursive', '--rec', '--r');

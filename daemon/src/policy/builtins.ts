@@ -301,6 +301,69 @@ function gitConfig(view: CommandView): string | null {
   return null;
 }
 
+/** `ssh -o` keys whose value is a command ssh runs locally (or a config that may name one). */
+const SSH_COMMAND_KEYS = /^(proxycommand|localcommand|permitlocalcommand|knownhostscommand|remotecommand|match)\b/i;
+/** An `rsync -e` value that is just ssh with plain options. */
+const PLAIN_RSH = /^ssh( +[-\w.=/:@]+)*$/;
+
+/**
+ * Options whose value is a program the command runs (docs/command-policy.md "Built-in
+ * confirmations"): the program would escape every rule. `tar --to-command|--use-compress-program|
+ * --rsh-command|--info-script|--new-volume-script|--checkpoint-action=exec…|-I|-F`, `rsync -e|--rsh|
+ * --rsync-path` (except plain `ssh …`), `zip -TT|--unzip-command`, `ssh|scp|sftp -o ProxyCommand=…`
+ * (and the other command keys), `-F FILE`, `scp|sftp -S`, `man -P|--pager|-H|--html`.
+ */
+function programOption(name: string, view: CommandView): string | null {
+  const args = view.words.slice(1);
+  const value = (i: number, flag: string): ShellWord | undefined => {
+    const t = args[i]!.text;
+    if (t.startsWith('--')) return t.includes('=') ? { ...args[i]!, text: t.slice(t.indexOf('=') + 1) } : args[i + 1];
+    const at = t.indexOf(flag, 1);
+    return at + 1 < t.length ? { ...args[i]!, text: t.slice(at + 1) } : args[i + 1];
+  };
+  const long = (t: string): string => (t.includes('=') ? t.slice(0, t.indexOf('=')) : t);
+  for (let i = 0; i < args.length; i++) {
+    const t = args[i]!.text;
+    if (t === '--') break;
+    if (!t.startsWith('-')) continue;
+    const isLong = t.startsWith('--');
+    switch (name) {
+      case 'tar':
+        if (isLong && ['--to-command', '--use-compress-program', '--rsh-command', '--info-script', '--new-volume-script'].includes(long(t))) return `tar ${long(t)} runs a program of its choosing`;
+        if (isLong && long(t) === '--checkpoint-action' && /exec/.test(value(i, '=')?.text ?? 'exec')) return 'tar --checkpoint-action=exec runs a command';
+        if (!isLong && /[IF]/.test(t.slice(1))) return `tar -${/I/.test(t) ? 'I' : 'F'} runs a program of its choosing`;
+        break;
+      case 'rsync': {
+        const flag = isLong ? (['--rsh', '--rsync-path'].includes(long(t)) ? long(t) : null) : t.slice(1).includes('e') && !t.includes('=') ? 'e' : null;
+        if (flag === null) break;
+        const v = value(i, flag === 'e' ? 'e' : '=');
+        if (flag === '--rsync-path' || !v || v.dynamic || !PLAIN_RSH.test(v.text)) return `rsync ${flag === 'e' ? '-e' : flag} runs a program of its choosing`;
+        break;
+      }
+      case 'zip':
+        if (t === '-TT' || long(t) === '--unzip-command') return 'zip -TT runs a program of its choosing';
+        break;
+      case 'ssh':
+      case 'scp':
+      case 'sftp': {
+        if (!isLong && t.slice(1).includes('o')) {
+          const v = value(i, 'o');
+          if (!v || v.dynamic || SSH_COMMAND_KEYS.test(v.text)) return `${name} -o ${(v?.text ?? '').split(/[= ]/)[0]} runs a local command`;
+        }
+        if (!isLong && /^-[A-Za-z]*F/.test(t) && !/^-[A-Za-z]*[oiJlLpRDWwBbcEIm]F/.test(t)) return `${name} -F loads a configuration that may run commands`;
+        if (!isLong && name !== 'ssh' && /^-[A-Za-z]*S/.test(t)) return `${name} -S runs a program of its choosing`;
+        break;
+      }
+      case 'man':
+        if (['-P', '-H', '--pager', '--html'].includes(long(t)) || /^-[A-Za-z]*[PH]/.test(t)) return `man ${long(t)} runs a program of its choosing`;
+        break;
+      default:
+        return null;
+    }
+  }
+  return null;
+}
+
 /**
  * Cheap pre-test for {@link namesHoldfastConfig}: a path into the holdfast home or a project config
  * spells the home's folder name or `.holdfast`, is a glob, or is relative to a folder inside it.
@@ -346,7 +409,8 @@ export function builtinFinding(view: CommandView, cmd: SimpleCommand, cwd: strin
     confirm('built-in: holdfast config', holdfastConfigWrite(view, cmd, cwd, shown)) ??
     confirm('built-in: holdfast', holdfastItself(name, view, shown)) ??
     (HOOK_COMMANDS.has(name) ? confirm('built-in: shell hook', shellHook(name, view)) : null) ??
-    (name === 'git' ? confirm('built-in: git config', gitConfig(view)) : null)
+    (name === 'git' ? confirm('built-in: git config', gitConfig(view)) : null) ??
+    confirm('built-in: program option', programOption(name, view))
   );
 }
 
@@ -392,6 +456,10 @@ export function variablesAssignedBy(view: CommandView, cmd: SimpleCommand): stri
     }
     case 'getopts':
       return args[1] && !args[1].dynamic ? [args[1].text] : [];
+    case 'unset':
+      // `unset PROMPT_COMMAND` changes the shell as much as assigning it (`unset -f` removes functions).
+      if (args.some((w) => /^-[A-Za-z]*f/.test(w.text))) return [];
+      return args.filter((w) => !w.text.startsWith('-')).map((w) => (w.dynamic ? '' : w.text)).filter((t) => t !== '');
     case 'declare':
     case 'typeset':
     case 'local':
