@@ -46,6 +46,23 @@ describe('the command policy as execute applies it (issue 5)', () => {
     assert.equal(statSync(h.layout.auditLog).mode & 0o777, 0o600);
   });
 
+  it('exit in the session shell asks first (it would end the session); in a subshell or a background task it just runs', async () => {
+    const r = await run({ command: 'cd /tmp && exit' });
+    assert.equal(r.env.status, 'waiting_confirmation', r.text);
+    assert.match(r.env.data.confirmation.summary, /built-in: ends the session/);
+    assert.equal((await run({ command: 'echo $$' })).env.status, 'succeeded', 'the session is still there');
+    const sub = await run({ command: '( exit 6 )' });
+    assert.equal(sub.env.data.exit_code, 6);
+    const bg = await run({ command: 'exit 7', background: true });
+    assert.equal(bg.env.status, 'accepted', bg.text);
+    const done = await pollUntil('the background exit to finish', async () => {
+      const st = await run({ action: 'status', execution_task_id: bg.env.data.execution_task_id });
+      return st.env.data.state === 'running' ? null : st;
+    });
+    assert.equal(done.env.data.exit_code, 7);
+    assert.equal((await run({ command: 'true' })).env.data.exit_code, 0);
+  });
+
   it('/usr/bin/sudo ls and "rm" -rf x are caught by their rules', async () => {
     const sudo = await run({ command: '/usr/bin/sudo ls' });
     assert.equal(sudo.env.error!.code, 'POLICY_DENIED');

@@ -284,6 +284,17 @@ describe('command policy: the working directory (docs/command-policy.md)', () =>
   });
 });
 
+describe('command policy: what ends the session shell', () => {
+  const shell = (command: string): PolicyDecision => evaluateCommand({ command, sessionShell: true }, RULES).decision;
+  it('exit, logout and exec in the session shell need confirmation', () => {
+    for (const c of ['exit', 'exit 3', 'true && exit', 'if false; then exit; fi', 'logout', 'exec bash', 'exec > log 2>&1']) assert.equal(shell(c), 'confirm', c);
+  });
+  it('not in a subshell, a pipeline, a function body or another shell, and not outside the session shell', () => {
+    for (const c of ['( exit 3 )', 'echo a | exit', 'f() { exit 1; }', 'bash -c "exit 3"', "sh -c 'exec ls'"]) assert.equal(shell(c), 'allow', c);
+    assert.equal(decide('exit 3'), 'allow', 'a background task or verify_command runs in a shell of its own');
+  });
+});
+
 describe('command policy: argv mode', () => {
   it('judges the exact vector without a shell', () => {
     assert.equal(evaluateCommand({ argv: ['printf', '%s|', '', 'a b', '名前'] }, RULES).decision, 'allow');

@@ -91,6 +91,11 @@ export interface CommandInput {
    * they are only compared as written. A literal `cd` earlier in the line moves it.
    */
   cwd?: string | null;
+  /**
+   * It runs in the session's own shell (an `execute` foreground run), not a shell of its own
+   * (a background task, `verify_command`): then `exit`, `logout` and `exec` there end the session.
+   */
+  sessionShell?: boolean;
 }
 
 /** Nesting of command strings (`sh -c "sh -c '…'"`) judged at most. */
@@ -108,7 +113,7 @@ const RANK: Record<PolicyDecision, number> = { allow: 0, confirm: 1, deny: 2 };
  */
 export function evaluateCommand(input: CommandInput, rules: RulesConfig): PolicyVerdict {
   const compiled = compileRules(rules);
-  const acc: Accumulator = { segments: [], refusals: [], cwd: input.cwd && input.cwd.startsWith('/') ? canonicalPath(input.cwd, null) : null };
+  const acc: Accumulator = { segments: [], refusals: [], cwd: input.cwd && input.cwd.startsWith('/') ? canonicalPath(input.cwd, null) : null, sessionShell: input.sessionShell === true };
   let backgroundCommand: string | null = null;
   if (input.argv !== undefined) {
     const words = input.argv.map(literalWord);
@@ -131,6 +136,8 @@ interface Accumulator {
   refusals: Refusal[];
   /** The call's working directory, when given (absolute, canonical). */
   cwd: string | null;
+  /** See {@link CommandInput.sessionShell}. */
+  sessionShell: boolean;
 }
 
 /** A built-in "needs confirmation": confirm, or deny under `default: deny`. */
@@ -188,6 +195,22 @@ function wrapperDirectories(dirs: Dirs, chdirs: readonly ShellWord[]): Dirs {
   return d;
 }
 
+/**
+ * `exit`, `logout` or `exec` run by the session's own shell (not in a subshell, pipeline, function
+ * or a command string of another shell): the shell ends or is replaced, and with it the session —
+ * its folder, environment and jobs (DESIGN §5; a session whose shell exited is over). Returns why,
+ * or null.
+ */
+function endsSessionShell(cmd: SimpleCommand, via: string[]): string | null {
+  if (via.length > 0 || !cmd.scope || cmd.scope.forked || cmd.scope.functions.length > 0) return null;
+  const head = cmd.words[0];
+  if (!head || head.dynamic) return null;
+  const name = commandName(head);
+  if (name === 'exit' || name === 'logout') return `${name} ends the session's shell, and the session with it (its folder, environment and background jobs); run it in a subshell or open a new session instead`;
+  if (name === 'exec') return `exec replaces or rewires the session's shell (${cmd.text}); when it ends, the session ends, and redirecting its output hides every later result`;
+  return null;
+}
+
 /** The worse of two judgements (deny > confirm > allow; the first wins a tie). */
 function worse<T extends { decision: PolicyDecision }>(a: T | null, b: T | null): T | null {
   if (a === null) return b;
@@ -224,6 +247,8 @@ function judgeCommand(cmd: SimpleCommand, rules: CompiledRules, via: string[], d
     if (v) raise(v.decision, v.rule, v.reason);
   }
   if (u.unjudgeable) raise(hold(rules), 'run-time', `${u.unjudgeable}, so it cannot be judged before it runs`);
+  const ends = acc.sessionShell ? endsSessionShell(cmd, via) : null;
+  if (ends) raise(hold(rules), 'built-in: ends the session', ends);
   for (const a of [...cmd.assigns, ...u.assigns]) {
     const why = environmentRisk(a.name, a.value ?? literalWord(''), a.append === true);
     if (why) raise(hold(rules), `environment: ${a.name}`, `setting ${a.name} ${why}`);

@@ -73,7 +73,7 @@ async function run(args: ExecuteArgs, session: SessionRow, ctx: ToolContext, yie
   // from a workspace under $HOME is the home folder).
   const cwd = call.cwd ?? (await ctx.services.sessions.shellCwd(rs)) ?? session.workspace_root;
   const verdict = strictest([
-    evaluateCommand({ ...(call.argv ? { argv: call.argv } : { command: call.command! }), env: call.env, cwd }, rules),
+    evaluateCommand({ ...(call.argv ? { argv: call.argv } : { command: call.command! }), env: call.env, cwd, sessionShell: call.kind === 'foreground' }, rules),
     // A project task's script bodies are what really runs: judged like commands typed here.
     ...call.taskScripts.map((body) => evaluateCommand({ command: body, env: call.env, cwd }, rules)),
   ]);
