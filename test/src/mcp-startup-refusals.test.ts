@@ -39,6 +39,17 @@ describe('holdfast serve refuses unsafe set-ups at start-up', () => {
     }
   });
 
+  it('a port already in use: exits non-zero and says to pick another with --bind', async () => {
+    const first = await startAdapter(h);
+    try {
+      const r = await serveRefusal(h, ['--http', '--bind', `127.0.0.1:${new URL(first.url).port}`, '--token-file', tokenFile('busy', STRONG)]);
+      assert.notEqual(r.code, 0);
+      assert.match(r.stderr, /127\.0\.0\.1:\d+ is already in use .*--bind 127\.0\.0\.1:PORT/);
+    } finally {
+      await first.kill9();
+    }
+  });
+
   it('a token file that is group/world readable', async () => {
     const p = tokenFile('wide', STRONG, 0o644);
     const r = await serveRefusal(h, ['--http', '--bind', '127.0.0.1:0', '--token-file', p]);

@@ -201,9 +201,13 @@ export async function startHttpServer(cfg: HttpServeConfig, deps: ServerDeps, lo
   });
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EADDRINUSE') {
+        reject(new Error(`${cfg.host}:${cfg.port} is already in use (another holdfast serve, or another server); pick a free port with --bind ${cfg.host}:PORT`, { cause: err }));
+      } else reject(err);
+    });
     server.listen(cfg.port, cfg.host, () => {
-      server.off('error', reject);
+      server.removeAllListeners('error');
       resolve();
     });
   });

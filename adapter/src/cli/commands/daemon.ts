@@ -27,7 +27,9 @@ export function registerDaemon(program: Command): void {
       await withClient(async (c) => {
         const st = await c.call('daemon.status', {});
         await c.call('daemon.stop', { kill_sessions: o.killSessions === true }, { retry: 'never' });
-        process.stdout.write(`holdfastd (pid ${st.pid}) is stopping${o.killSessions ? ' and ending every session' : '; sessions keep running'}\n`);
+        const live = st.sessions.live;
+        const sessions = o.killSessions ? (live > 0 ? ` and ending ${live} session${live === 1 ? '' : 's'}` : '') : live > 0 ? `; ${live} session${live === 1 ? '' : 's'} keep${live === 1 ? 's' : ''} running` : '; no session is running';
+        process.stdout.write(`holdfastd (pid ${st.pid}) is stopping${sessions}\n`);
       });
     });
   d.command('status')
