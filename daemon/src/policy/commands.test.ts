@@ -287,10 +287,11 @@ describe('command policy: the working directory (docs/command-policy.md)', () =>
 describe('command policy: what ends the session shell', () => {
   const shell = (command: string): PolicyDecision => evaluateCommand({ command, sessionShell: true }, RULES).decision;
   it('exit, logout and exec in the session shell need confirmation', () => {
-    for (const c of ['exit', 'exit 3', 'true && exit', 'if false; then exit; fi', 'logout', 'exec bash', 'exec > log 2>&1']) assert.equal(shell(c), 'confirm', c);
+    for (const c of ['exit', 'exit 3', 'true && exit', 'if false; then exit; fi', 'logout', 'exec bash', 'exec > log 2>&1', 'die() { echo "$1"; exit 1; }']) assert.equal(shell(c), 'confirm', c);
+    assert.match(evaluateCommand({ command: 'die() { exit 1; }', sessionShell: true }, RULES).reason, /when called, function die runs exit/);
   });
-  it('not in a subshell, a pipeline, a function body or another shell, and not outside the session shell', () => {
-    for (const c of ['( exit 3 )', 'echo a | exit', 'f() { exit 1; }', 'bash -c "exit 3"', "sh -c 'exec ls'"]) assert.equal(shell(c), 'allow', c);
+  it('not in a subshell, a pipeline or another shell, and not outside the session shell', () => {
+    for (const c of ['( exit 3 )', 'echo a | exit', 'f() { ( exit 1 ); }', 'bash -c "exit 3"', "sh -c 'exec ls'"]) assert.equal(shell(c), 'allow', c);
     assert.equal(decide('exit 3'), 'allow', 'a background task or verify_command runs in a shell of its own');
   });
 });

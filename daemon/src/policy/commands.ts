@@ -196,19 +196,23 @@ function wrapperDirectories(dirs: Dirs, chdirs: readonly ShellWord[]): Dirs {
 }
 
 /**
- * `exit`, `logout` or `exec` run by the session's own shell (not in a subshell, pipeline, function
- * or a command string of another shell): the shell ends or is replaced, and with it the session —
+ * `exit`, `logout` or `exec` run by the session's own shell (not in a subshell, pipeline or a
+ * command string of another shell; in a function body defined here, since calling it later does
+ * the same): the shell ends or is replaced, and with it the session —
  * its folder, environment and jobs (DESIGN §5; a session whose shell exited is over). Returns why,
  * or null.
  */
 function endsSessionShell(cmd: SimpleCommand, via: string[]): string | null {
-  if (via.length > 0 || !cmd.scope || cmd.scope.forked || cmd.scope.functions.length > 0) return null;
+  if (via.length > 0 || !cmd.scope || cmd.scope.forked) return null;
   const head = cmd.words[0];
   if (!head || head.dynamic) return null;
   const name = commandName(head);
-  if (name === 'exit' || name === 'logout') return `${name} ends the session's shell, and the session with it (its folder, environment and background jobs); run it in a subshell or open a new session instead`;
-  if (name === 'exec') return `exec replaces or rewires the session's shell (${cmd.text}); when it ends, the session ends, and redirecting its output hides every later result`;
-  return null;
+  if (name !== 'exit' && name !== 'logout' && name !== 'exec') return null;
+  // A function body runs in this shell when it is called, perhaps in a later call.
+  const fn = cmd.scope.functions[cmd.scope.functions.length - 1];
+  const when = fn !== undefined ? `called, function ${fn || '(unnamed)'} runs ${name}, which` : name;
+  if (name === 'exec') return `${fn !== undefined ? `when ${when}` : 'exec'} replaces or rewires the session's shell (${cmd.text}); when it ends, the session ends, and redirecting its output hides every later result`;
+  return `${fn !== undefined ? `when ${when}` : name} ends the session's shell, and the session with it (its folder, environment and background jobs); run it in a subshell or open a new session instead`;
 }
 
 /** The worse of two judgements (deny > confirm > allow; the first wins a tie). */
