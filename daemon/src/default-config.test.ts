@@ -33,7 +33,10 @@ describe('generated config.yaml (issue 5)', () => {
     assert.equal(d('git send-pack origin main'), 'confirm');
     assert.equal(d('systemctl status nginx'), 'allow');
     for (const c of ['git clean -fdx', 'git reset --hard HEAD~1', 'git checkout -- .', 'git restore .', 'git stash -u']) assert.equal(d(c), 'confirm', c);
-    for (const c of ['git reset --soft HEAD~1', 'git checkout main', 'git restore src/a.ts', 'git stash']) assert.equal(d(c), 'allow', c);
+    for (const c of ['git stash -a', 'git stash save -a', 'git checkout -- :/', 'git restore :/', 'git checkout -f', 'git switch --discard-changes main']) assert.equal(d(c), 'confirm', c);
+    for (const c of ['git reset --soft HEAD~1', 'git checkout main', 'git restore src/a.ts', 'git stash', 'git switch main']) assert.equal(d(c), 'allow', c);
+    for (const c of ['systemctl restart reboot.target', 'systemctl start ctrl-alt-del.target', 'systemctl start systemd-reboot.service', 'systemctl isolate poweroff.target']) assert.equal(d(c), 'deny', c);
+    for (const c of ['systemctl restart nginx', 'systemctl status reboot.target']) assert.equal(d(c), 'allow', c);
   });
   it('spells out exactly the rules a config without security.commands gets', () => {
     const generated = parseConfigText(DEFAULT_CONFIG_YAML).security.commands;

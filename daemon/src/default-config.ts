@@ -45,12 +45,14 @@ security:
       - init 6
       - telinit 0
       - telinit 6
-      - systemctl start reboot.target
-      - systemctl start poweroff.target
-      - systemctl start halt.target
-      - systemctl isolate reboot.target
-      - systemctl isolate poweroff.target
-      - systemctl isolate halt.target
+      - systemctl *start *reboot*
+      - systemctl *start *poweroff*
+      - systemctl *start *halt*
+      - systemctl *start *kexec*
+      - systemctl *start ctrl-alt-del*
+      - systemctl isolate *reboot*
+      - systemctl isolate *poweroff*
+      - systemctl isolate *halt*
       - sgdisk -Z
       - sgdisk --zap-all
       - cryptsetup luksFormat
@@ -69,8 +71,14 @@ security:
       - git checkout -- .
       - git restore .
       - git stash -u
+      - git stash -a
       - git stash --include-untracked
       - git stash --all
+      - git checkout -- :/
+      - git restore :/
+      - git checkout -f
+      - git switch --discard-changes
+      - git switch -f
       - docker
       - podman
       - npm install

@@ -352,6 +352,52 @@ describe('built-in confirmations: options whose value is a program', () => {
   ]);
 });
 
+describe('review round 3: spellings the floor and the confirmations must see through', () => {
+  table([
+    // POSIX character classes and extended globs
+    ['rm -rf /[[:alpha:]]*', 'deny', 'built-in: protected path'],
+    ['rm -rf /[[:lower:]]sr', 'deny', 'built-in: protected path'],
+    ['chmod -R 0 /[[:lower:]]tc', 'deny', 'built-in: protected path'],
+    ['rm -rf ~/[[:alnum:]]*', 'deny', 'built-in: protected path'],
+    ['rm -rf build/[[:digit:]]*', 'allow'],
+    ['rm -rf /@(usr)', 'confirm'],
+    // tilde prefixes only known at run time
+    ['cd / && rm -rf ~+/usr', 'confirm'],
+    ['cd /dev && dd if=img of=~+/sda', 'confirm', 'built-in: raw device'],
+    ['cd /dev && cat img > ~+/sda', 'confirm', 'built-in: raw device'],
+    // copying into /dev, moving with -t
+    ['cp sda /dev/', 'deny', 'built-in: raw device'],
+    ['cp -t /dev sda', 'deny', 'built-in: raw device'],
+    ['cp --target-directory=/dev sda', 'deny', 'built-in: raw device'],
+    ['cp x /dev/shm/', 'allow'],
+    ['mv -t /x /usr', 'deny', 'built-in: protected path'],
+    ['mv --target-directory=/x /etc', 'deny', 'built-in: protected path'],
+    ['mv -t dir a b', 'allow'],
+    // every process
+    ['kill -9 -01', 'deny', 'built-in: kill all'],
+    ['kill -9 " -1"', 'deny', 'built-in: kill all'],
+    ["pkill -9 '[^x]'", 'deny', 'built-in: kill all'],
+    ['kill -9 -12', 'allow'],
+    ['pkill s', 'allow'],
+    // git options that run a command
+    ["git rebase -x 'id' HEAD~1", 'confirm', 'built-in: program option'],
+    ["git ls-remote --upload-pack='id;' .", 'confirm', 'built-in: program option'],
+    ['git clone -u ./evil repo', 'confirm', 'built-in: program option'],
+    ["git grep -O'id' x", 'confirm', 'built-in: program option'],
+    ["git bisect run sh -c 'id'", 'confirm', 'built-in: program option'],
+    ["git filter-branch --tree-filter 'id' HEAD", 'confirm', 'built-in: program option'],
+    ["git submodule foreach 'id'", 'confirm', 'built-in: program option'],
+    ["git config core.pager 'id'", 'confirm', 'built-in: program option'],
+    ['git config user.name x', 'allow'],
+    ['git rebase -i HEAD~3', 'allow'],
+    // holdfast's configuration behind a glob or a run-time prefix
+    ['echo x > ~/.holdfas[t]/config.yaml', 'confirm', 'built-in: holdfast config'],
+    ['rm -rf ~/.holdfas?', 'confirm', 'built-in: holdfast config'],
+    ['cp x "$PWD/.holdfast.yaml"', 'confirm', 'built-in: holdfast config'],
+    ['cat ~/.holdfas?/config.yaml', 'allow'],
+  ]);
+});
+
 describe('built-in floor: properties', () => {
   const rmName = fc.constantFrom('rm', '/bin/rm', '/usr/bin/rm', '"rm"', '\\rm', "'r'm", 'command rm', 'sudo rm', 'env rm', 'busybox rm', 'nice -n 5 rm');
   const recursive = fc.constantFrom('-r', '-R', '--recursive', '--rec', '--r');

@@ -111,16 +111,47 @@ function protectedPaths(name: string, view: CommandView, cwd: string | null, sho
     }
     case 'rsync':
       return a.longs.some((l) => l.name.startsWith('del') || l.name === 'remove-source-files') ? pathFinding(firstHit(a.positionals.slice(-1), cwd, false), 'deletes files in', shown) : null;
-    case 'mv':
-      return a.positionals.length >= 2 ? pathFinding(firstHit(a.positionals.slice(0, -1), cwd, false), 'moves away', shown) : null;
+    case 'mv': {
+      // With -t DIR every positional is a source.
+      const sources = targetDirectory(view) !== undefined ? a.positionals : a.positionals.slice(0, -1);
+      return a.positionals.length >= (targetDirectory(view) !== undefined ? 1 : 2) ? pathFinding(firstHit(sources, cwd, false), 'moves away', shown) : null;
+    }
     default:
       return null;
   }
 }
 
+/**
+ * `-t DIR`, `-tDIR`, `--target-directory[=]DIR` of `cp`/`mv`/`install`: the folder every source
+ * goes into, or undefined.
+ */
+function targetDirectory(view: CommandView): ShellWord | undefined {
+  const w = view.words;
+  for (let i = 1; i < w.length; i++) {
+    const t = w[i]!.text;
+    if (t === '--') return undefined;
+    if (t === '-t' || t === '--target-directory' || t === '--target') return w[i + 1];
+    if (t.startsWith('--target-directory=')) return { ...w[i]!, text: t.slice('--target-directory='.length) };
+    if (/^-[A-Za-z]*t./.test(t) && !t.startsWith('--')) return { ...w[i]!, text: t.slice(t.indexOf('t') + 1) };
+    if (/^-[A-Za-z]*t$/.test(t)) return w[i + 1];
+  }
+  return undefined;
+}
+
+/** A folder under `/dev` (`/dev`, `/dev/disk/by-id/`): a file copied into it may land on a disk's name. */
+function isDeviceFolder(abs: string, text: string): boolean {
+  return abs === '/dev' || ((text.endsWith('/') || abs === '/dev/disk' || abs.startsWith('/dev/disk/')) && abs.startsWith('/dev/') && !/^\/dev\/(shm|mqueue|pts|fd)(\/|$)/.test(abs));
+}
+
 function rawDevice(name: string, view: CommandView, cmd: SimpleCommand, cwd: string | null, shown: () => string): BuiltinFinding | null {
+  let unplaced: string | null = null;
   const device = (w: ShellWord | undefined, text = w?.text): string | null => {
-    if (!w || w.dynamic || text === undefined) return null;
+    if (!w || text === undefined) return null;
+    if (/^~[+-]/.test(text)) {
+      unplaced ??= text; // `~+/sda` after `cd /dev`: the current folder, known at run time only
+      return null;
+    }
+    if (w.dynamic) return null;
     const abs = canonicalPath(text, cwd);
     return abs !== null && isRawDevice(abs) ? abs : null;
   };
@@ -128,18 +159,24 @@ function rawDevice(name: string, view: CommandView, cmd: SimpleCommand, cwd: str
   for (const r of cmd.redirects) if (r.writes && !hit) hit = device(r.target ?? undefined);
   if (!hit && name === 'dd') for (const w of view.words.slice(1)) if (!hit && w.text.startsWith('of=')) hit = device(w, w.text.slice(3));
   if (!hit && (name === 'tee' || name === 'shred')) for (const w of viewArguments(view).positionals) hit ??= device(w);
-  if (!hit && name === 'cp') {
+  if (!hit && (name === 'cp' || name === 'install')) {
     const a = viewArguments(view);
-    hit = device(a.positionals[a.positionals.length - 1]);
+    const dest = targetDirectory(view) ?? a.positionals[a.positionals.length - 1];
+    hit = device(dest);
+    const abs = !hit && dest && !dest.dynamic ? canonicalPath(dest.text, cwd) : null;
+    if (abs !== null && isDeviceFolder(abs, dest!.text) && (targetDirectory(view) !== undefined || a.positionals.length >= 2)) hit = `${abs}/…`;
   }
-  return hit ? { decision: 'deny', rule: 'built-in: raw device', reason: `${shown()} writes the device ${hit}, which holdfast never does for an agent` } : null;
+  if (hit) return { decision: 'deny', rule: 'built-in: raw device', reason: `${shown()} writes the device ${hit}, which holdfast never does for an agent` };
+  if (unplaced) return { decision: 'confirm', rule: 'built-in: raw device', reason: `${shown()} writes ${unplaced}, a folder only known at run time, which could be /dev` };
+  return null;
 }
 
 const KILL_SELECTORS = /^-[A-Za-z]*[uUgGPts]/;
 /** A signal given as an option: `-9`, `-KILL`, `-SIGSTOP`, `-USR1`. */
 const SIGNAL_OPTION = /^-(\d+|(SIG)?[A-Z][A-Z0-9+-]{2,})$/;
 const KILL_SELECTORS_LONG = /^--(euid|uid|group|pgroup|parent|session|terminal)\b/;
-const EVERY_NAME = ['bash', 'node', 'systemd', 'holdfastd', 'sshd', 'init', 'x'];
+/** Real process names a pattern that "matches everything" matches too (`.`, `[^x]`, `s*`, `''`). */
+const EVERY_NAME = ['bash', 'node', 'systemd', 'holdfastd', 'sshd', 'init', 'Xorg', 'kworker/0:1', 'sleep', 'sh'];
 
 /** A pkill/killall pattern that matches every process name (`.`, `.*`, `''`). */
 function matchesEverything(pattern: string): boolean {
@@ -177,7 +214,8 @@ function killAll(name: string, view: CommandView, shown: () => string): BuiltinF
       }
       break;
     }
-    return args.slice(i).some((w) => w.text === '-1') ? found('signals every process (pid -1)') : null;
+    // `-1`, `-01`, `' -1'`: kill parses them all as pid -1.
+    return args.slice(i).some((w) => !w.dynamic && /^\s*-0*1\s*$/.test(w.text)) ? found('signals every process (pid -1)') : null;
   }
   if (name !== 'pkill' && name !== 'killall') return null;
   let patterns = 0;
@@ -364,12 +402,64 @@ function programOption(name: string, view: CommandView): string | null {
   return null;
 }
 
+/** Global git options that take a value as the next word. */
+const GIT_GLOBAL_WITH_VALUE = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--super-prefix', '--config-env', '--exec-path', '--list-cmds', '--attr-source']);
+/** Per-subcommand options of git whose value is a command git runs. */
+const GIT_COMMAND_OPTIONS: Readonly<Record<string, { short?: string; long: readonly string[] }>> = {
+  rebase: { short: 'x', long: ['--exec'] },
+  fetch: { long: ['--upload-pack'] },
+  pull: { long: ['--upload-pack'] },
+  clone: { short: 'u', long: ['--upload-pack'] },
+  'ls-remote': { long: ['--upload-pack'] },
+  archive: { long: ['--exec'] },
+  push: { long: ['--receive-pack', '--exec'] },
+  'send-pack': { long: ['--receive-pack', '--exec'] },
+  grep: { short: 'O', long: ['--open-files-in-pager'] },
+  difftool: { short: 'x', long: ['--extcmd'] },
+  'filter-branch': { long: ['--env-filter', '--tree-filter', '--index-filter', '--parent-filter', '--msg-filter', '--commit-filter', '--tag-name-filter'] },
+};
+
+/**
+ * git subcommands and options that run a command of the caller's choosing (docs/command-policy.md
+ * "Built-in confirmations"): `rebase -x`, `fetch|pull|clone|ls-remote --upload-pack`, `clone -u`,
+ * `push|send-pack --receive-pack`, `archive --exec`, `grep -O`, `difftool -x`, `filter-branch
+ * --*-filter`, `bisect run`, `submodule foreach`, and `git config KEY VALUE` for a key that names
+ * a program (run later by an ordinary git command).
+ */
+function gitRunsCommand(view: CommandView): string | null {
+  const args = view.words.slice(1);
+  let i = 0;
+  while (i < args.length && args[i]!.text.startsWith('-')) i += GIT_GLOBAL_WITH_VALUE.has(args[i]!.text) ? 2 : 1;
+  const sub = args[i];
+  if (!sub || sub.dynamic) return null;
+  const rest = args.slice(i + 1);
+  if (sub.text === 'bisect' && rest[0]?.text === 'run') return 'git bisect run runs a command of its choosing';
+  if (sub.text === 'submodule' && rest.some((w) => w.text === 'foreach')) return 'git submodule foreach runs a command in every submodule';
+  if (sub.text === 'config') {
+    const key = rest.find((w) => !w.text.startsWith('-'));
+    const setting = rest.filter((w) => !w.text.startsWith('-')).length >= 2 || rest.some((w) => /^--(add|replace-all)$/.test(w.text));
+    if (key && setting && (key.dynamic || GIT_RISKY_KEY.test(key.text))) return `git config ${key.text} names a program or loads configuration that later git commands use`;
+    return null;
+  }
+  const spec = GIT_COMMAND_OPTIONS[sub.text];
+  if (!spec) return null;
+  for (const w of rest) {
+    const t = w.text;
+    if (t === '--') break;
+    if (spec.long.some((l) => t === l || t.startsWith(`${l}=`))) return `git ${sub.text} ${t.split('=')[0]} runs a command of its choosing`;
+    if (spec.short && !t.startsWith('--') && t.startsWith('-') && t.slice(1).includes(spec.short)) return `git ${sub.text} -${spec.short} runs a command of its choosing`;
+  }
+  return null;
+}
+
 /**
  * Cheap pre-test for {@link namesHoldfastConfig}: a path into the holdfast home or a project config
  * spells the home's folder name or `.holdfast`, is a glob, or is relative to a folder inside it.
  */
 function mayNameHoldfastConfig(w: ShellWord, cwdInside: boolean): boolean {
-  return !w.dynamic && (w.glob || cwdInside || w.text.includes('.holdfast') || (w.text.includes('/') && w.text.includes(holdfastHomeMarker())));
+  // A run-time prefix does not hide a literal `.holdfast.yaml` / `.holdfast/` (`"$PWD/.holdfast.yaml"`).
+  if (w.dynamic) return w.text.includes('.holdfast');
+  return w.glob || cwdInside || w.text.includes('.holdfast') || (w.text.includes('/') && w.text.includes(holdfastHomeMarker()));
 }
 
 function holdfastConfigWrite(view: CommandView, cmd: SimpleCommand, cwd: string | null, shown: () => string): string | null {
@@ -409,7 +499,7 @@ export function builtinFinding(view: CommandView, cmd: SimpleCommand, cwd: strin
     confirm('built-in: holdfast config', holdfastConfigWrite(view, cmd, cwd, shown)) ??
     confirm('built-in: holdfast', holdfastItself(name, view, shown)) ??
     (HOOK_COMMANDS.has(name) ? confirm('built-in: shell hook', shellHook(name, view)) : null) ??
-    (name === 'git' ? confirm('built-in: git config', gitConfig(view)) : null) ??
+    (name === 'git' ? confirm('built-in: git config', gitConfig(view)) ?? confirm('built-in: program option', gitRunsCommand(view)) : null) ??
     confirm('built-in: program option', programOption(name, view))
   );
 }

@@ -51,6 +51,11 @@ export function homeDirectory(): string {
   return homeInfo().home;
 }
 
+/** The daemon user's login name (what `~NAME` must spell to be the home folder). */
+export function homeUserName(): string {
+  return homeInfo().user;
+}
+
 function clean(p: string): string {
   return p.length > 1 && p.endsWith('/') ? p.slice(0, -1) : p;
 }
@@ -242,7 +247,7 @@ export function globCoversProtected(glob: string, toRegExp: (g: string) => RegEx
 }
 
 /** `/dev/…` paths that are not a disk (writing to them is harmless). */
-const HARMLESS_DEVICE = /^\/dev\/(null|zero|full|u?random|std(in|out|err)|tty\d*|ptmx|console|kmsg|fd\/.*|pts\/.*|shm\/.*|mqueue\/.*)$/;
+const HARMLESS_DEVICE = /^\/dev\/(null|zero|full|u?random|std(in|out|err)|tty\d*|ptmx|console|kmsg|(fd|pts|shm|mqueue)(\/.*)?)$/;
 
 /** Kernel control files that reboot, power off, crash or detach hardware when written. */
 const KERNEL_CONTROL = /^\/(proc\/sysrq-trigger|proc\/sys\/kernel\/(sysrq|panic|core_pattern|modprobe|poweroff_cmd)|sys\/power\/.+|sys\/.+\/(delete|remove|unbind|eject)|sys\/firmware\/efi\/(efi)?vars\/.+)$/;
@@ -293,6 +298,12 @@ export function namesHoldfastConfig(text: string, glob: boolean, cwd: string | n
   if (abs === null) return false;
   const home = holdfastHome();
   if (abs === home || abs.endsWith('/.holdfast.yaml')) return true;
+  if (glob) {
+    // A glob anywhere in the path (`~/.holdfas[t]/config.yaml`, `~/.holdfas?`) that matches the
+    // home or one of its entries.
+    const re = toRegExp(abs);
+    if (re.test(home) || [...HOME_ENTRIES].some((e) => re.test(`${home}/${e}`))) return true;
+  }
   if (!abs.startsWith(`${home}/`)) return false;
   const entry = abs.slice(home.length + 1).split('/')[0]!;
   return HOME_ENTRIES.has(entry) || (glob && /[*?[]/.test(entry));

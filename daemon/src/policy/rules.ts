@@ -179,18 +179,63 @@ export function globToRegExp(glob: string): RegExp {
     if (c === '*') re += '.*';
     else if (c === '?') re += '.';
     else if (c === '[') {
-      const close = glob.indexOf(']', i + 2);
-      if (close < 0) {
+      const bracket = bracketExpression(glob, i);
+      if (bracket === null) {
         re += '\\[';
         continue;
       }
-      let body = glob.slice(i + 1, close);
-      if (body.startsWith('!')) body = `^${body.slice(1)}`;
-      re += `[${body.replace(/\\/g, '\\\\')}]`;
-      i = close;
+      re += bracket.re;
+      i = bracket.end;
     } else re += c.replace(/[.+^${}()|\\\]]/g, '\\$&');
   }
   return new RegExp(`^${re}$`, 's');
+}
+
+/**
+ * POSIX character classes as bash matches them. Letters reach beyond ASCII (a UTF-8 locale's
+ * `[[:alpha:]]` matches `é`), so the letter classes take every non-ASCII character too: a
+ * pattern is then judged to match at least what bash would.
+ */
+const POSIX_CLASSES: Readonly<Record<string, string>> = {
+  alpha: 'a-zA-Z\\u00aa-\\uffff', alnum: '0-9a-zA-Z\\u00aa-\\uffff', lower: 'a-z\\u00aa-\\uffff', upper: 'A-Z\\u00aa-\\uffff',
+  digit: '0-9', xdigit: '0-9A-Fa-f', space: '\\s', blank: ' \\t', punct: '!-\\/:-@\\[-`{-~', word: '\\w\\u00aa-\\uffff',
+  cntrl: '\\x00-\\x1f\\x7f', print: '\\x20-\\x7e\\u00a0-\\uffff', graph: '\\x21-\\x7e\\u00a1-\\uffff',
+};
+
+/**
+ * A bracket expression of a glob starting at `glob[start] === '['` (`[abc]`, `[!a-z]`, `[^x]`,
+ * `[]a]`, `[[:alpha:]_]`): its regular-expression form and the index of its closing `]`, or null
+ * when it is not closed (then `[` is literal, as in bash).
+ */
+function bracketExpression(glob: string, start: number): { re: string; end: number } | null {
+  let i = start + 1;
+  let negate = false;
+  if (glob[i] === '!' || glob[i] === '^') {
+    negate = true;
+    i++;
+  }
+  let body = '';
+  let first = true;
+  for (; i < glob.length; i++) {
+    const c = glob[i]!;
+    if (c === ']' && !first) return { re: `[${negate ? '^' : ''}${body}]`, end: i };
+    first = false;
+    if (c === '[' && glob[i + 1] === ':') {
+      const close = glob.indexOf(':]', i + 2);
+      const cls = close < 0 ? undefined : POSIX_CLASSES[glob.slice(i + 2, close)];
+      if (cls !== undefined) {
+        body += cls;
+        i = close + 1;
+        continue;
+      }
+    }
+    if (c === '\\' && i + 1 < glob.length) {
+      body += `\\${glob[++i]!}`;
+      continue;
+    }
+    body += c === ']' || c === '[' || c === '^' ? `\\${c}` : c;
+  }
+  return null;
 }
 
 function test(p: Pattern, s: string): boolean {

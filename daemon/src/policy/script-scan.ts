@@ -540,6 +540,14 @@ function redirection(r: ShNode, src: SourceText): Redirection {
   if (op === '>&') writes = target !== null && !/^(\d+-?|-)$/.test(target.text);
   if (writes && target && !target.dynamic && HARMLESS_TARGETS.has(target.text)) writes = false;
   const out: Redirection = { op, fd: isNil(r.N) ? null : goString(r.N.Value as string), target, writes };
-  if ((op === '<<' || op === '<<-') && !isNil(r.Hdoc)) out.heredoc = src.of(r.Hdoc);
+  if ((op === '<<' || op === '<<-') && !isNil(r.Hdoc)) {
+    // The parser's span of the body ends with the closing delimiter line: that line is not part of it.
+    let body = src.of(r.Hdoc);
+    const delim = target?.text ?? '';
+    const last = body.lastIndexOf('\n');
+    const tail = last < 0 ? body : body.slice(last + 1);
+    if (delim !== '' && (tail === delim || (op === '<<-' && tail.replace(/^\t+/, '') === delim))) body = last < 0 ? '' : body.slice(0, last + 1);
+    out.heredoc = body;
+  }
   return out;
 }

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type { ShParser, ShSyntax } from 'mvdan-sh';
-import { homeDirectory } from './paths.js';
+import { homeDirectory, homeUserName } from './paths.js';
 
 /**
  * The shell parser behind the command policy (issue 5): `mvdan-sh` (mvdan.cc/sh/v3, Bash
@@ -412,7 +412,10 @@ export function resolveWord(word: ShNode, src: SourceText): ShellWord & { braces
         }
         break;
       case 'ExtGlob':
+        // `@(usr|etc)`, `!(x)` under `shopt -s extglob`: what it matches is not judged, so it is
+        // treated as a run-time word (a deny rule becomes possible, the floor asks).
         out.glob = true;
+        out.dynamic = true;
         out.text += src.of(p);
         break;
       case 'ParamExp':
@@ -429,6 +432,7 @@ export function resolveWord(word: ShNode, src: SourceText): ShellWord & { braces
         out.text += src.of(p);
     }
   }
+  if (tildeOnlyKnownAtRunTime(word)) out.dynamic = true;
   if (braceChar) {
     // A brace expansion (`{a,b}`, `{1..3}`, also across quotes: `{"/",x}`): more than one word at run time.
     const marked = markedChars(word, src);
@@ -439,6 +443,24 @@ export function resolveWord(word: ShNode, src: SourceText): ShellWord & { braces
     }
   }
   return out;
+}
+
+/**
+ * A leading unquoted tilde prefix the policy cannot place: `~+` (the current folder), `~-` (the
+ * previous one), `~+N`/`~-N` (the directory stack), and `~NAME/…` with more after the slash for
+ * another user (`~NAME` and `~NAME/` alone are a home folder, judged as such by paths.ts).
+ */
+function tildeOnlyKnownAtRunTime(word: ShNode): boolean {
+  const first = items(word.Parts)[0];
+  if (!first || nodeType(first) !== 'Lit') return false;
+  const raw = goString(first.Value as string);
+  if (!raw.startsWith('~')) return false;
+  const slash = raw.indexOf('/');
+  const prefix = slash < 0 ? raw.slice(1) : raw.slice(1, slash);
+  if (/^[+-]\d*$/.test(prefix)) return true;
+  if (prefix === '' || prefix === homeUserName()) return false;
+  const rest = slash < 0 ? '' : raw.slice(slash + 1);
+  return rest !== '' || items(word.Parts).length > 1;
 }
 
 /** Backslash removal outside quotes; reports unescaped glob characters. */

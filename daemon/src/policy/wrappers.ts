@@ -1,3 +1,4 @@
+import { posix } from 'node:path';
 import { literalWord, type ShellWord } from './shell-syntax.js';
 import type { Assignment, SimpleCommand } from './script-scan.js';
 
@@ -191,8 +192,7 @@ const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'busy
 const SHELL_OPTS_WITH_VALUE = 'oO';
 const SHELL_LONG_WITH_VALUE = ['rcfile', 'init-file'];
 const FIND_EXEC = new Set(['-exec', '-execdir', '-ok', '-okdir']);
-/** Script file operands that are the shell's standard input. */
-const STDIN_PATHS = new Set(['/dev/stdin', '/dev/fd/0', '/proc/self/fd/0']);
+
 const MAX_WRAPPERS = 16;
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
 const PYTHON = /^python[0-9.]*$/;
@@ -217,7 +217,7 @@ export function unwrap(cmd: SimpleCommand): Unwrapped {
       out.views.push({ words, openArgs, role: 'command' });
       return out;
     }
-    if (SHELLS.has(name) || ((name === 'source' || name === '.') && words[1] !== undefined && STDIN_PATHS.has(words[1].text))) {
+    if (SHELLS.has(name) || ((name === 'source' || name === '.') && words[1] !== undefined && descriptorPath(words[1]) !== null)) {
       shellLayer(words, cmd, openArgs, out);
       return out;
     }
@@ -425,6 +425,7 @@ function pythonModule(words: ShellWord[]): ShellWord[] | null {
 function shellLayer(words: ShellWord[], cmd: SimpleCommand, openArgs: boolean, out: Unwrapped): void {
   const name = commandName(words[0]!);
   let dashC = false;
+  let dashS = false;
   let i = 1;
   for (; i < words.length; i++) {
     const w = words[i]!;
@@ -445,6 +446,7 @@ function shellLayer(words: ShellWord[], cmd: SimpleCommand, openArgs: boolean, o
     if ((t.startsWith('-') || t.startsWith('+')) && t.length > 1) {
       for (let j = 1; j < t.length; j++) {
         if (t[j] === 'c') dashC = true;
+        else if (t[j] === 's' && t[0] === '-') dashS = true;
         else if (SHELL_OPTS_WITH_VALUE.includes(t[j]!)) {
           if (j + 1 === t.length) i++;
           break;
@@ -455,8 +457,15 @@ function shellLayer(words: ShellWord[], cmd: SimpleCommand, openArgs: boolean, o
     break;
   }
   let rest = words.slice(i);
-  // `bash /dev/stdin <<< '…'`, `source /dev/stdin`: the script file is the shell's own input.
-  if (!dashC && rest.length > 0 && STDIN_PATHS.has(rest[0]!.text)) rest = [];
+  // `bash /dev/stdin <<< '…'`, `bash /dev/fd/3 3<<< '…'`, `source /dev/stdin`: the script file is
+  // one of the shell's own descriptors; `bash -s ARGS`: the arguments are positionals, the script
+  // is standard input.
+  let fd = 0;
+  const scriptFd = !dashC && rest.length > 0 ? descriptorPath(rest[0]!) : null;
+  if (scriptFd !== null) {
+    fd = scriptFd;
+    rest = [];
+  } else if (dashS && !dashC) rest = [];
   if (dashC) {
     out.views.push({ words, openArgs, role: 'wrapper' });
     out.via.push(`${name} -c`);
@@ -464,6 +473,10 @@ function shellLayer(words: ShellWord[], cmd: SimpleCommand, openArgs: boolean, o
     if (!script) return;
     if (script.dynamic) out.unjudgeable = `the command string given to ${name} -c is only known at run time (${script.source})`;
     else out.scripts.push({ text: script.text, via: `${name} -c` });
+    // Text fed to its input may be read as commands by what the string runs (`bash -c 'source
+    // /dev/stdin' <<< '…'`): judged as a script too.
+    const fed = inputText(cmd, 0);
+    if (fed !== null && fed !== 'unknown') out.scripts.push({ text: fed.text, via: `${name} -c <<<` });
     return;
   }
   if (rest.length > 0) {
@@ -471,24 +484,47 @@ function shellLayer(words: ShellWord[], cmd: SimpleCommand, openArgs: boolean, o
     out.views.push({ words, openArgs, role: 'command' });
     return;
   }
-  const heredoc = cmd.redirects.find((r) => r.heredoc !== undefined);
-  const herestring = cmd.redirects.find((r) => r.op === '<<<');
-  const fromFile = cmd.redirects.find((r) => r.op === '<');
-  if (heredoc?.heredoc !== undefined) {
+  const fed = inputText(cmd, fd);
+  if (fed !== null && fed !== 'unknown') {
     out.views.push({ words, openArgs, role: 'wrapper' });
     out.via.push(`${name} <<`);
-    out.scripts.push({ text: heredoc.heredoc, via: `${name} <<` });
-  } else if (herestring?.target && !herestring.target.dynamic) {
-    out.views.push({ words, openArgs, role: 'wrapper' });
-    out.via.push(`${name} <<<`);
-    out.scripts.push({ text: herestring.target.text, via: `${name} <<<` });
-  } else if (cmd.pipedInput || fromFile || herestring || openArgs) {
+    out.scripts.push({ text: fed.text, via: `${name} <<` });
+  } else if (fed === 'unknown' || (fd === 0 && (cmd.pipedInput || openArgs)) || scriptFd !== null || dashS) {
     out.views.push({ words, openArgs, role: 'command' });
     out.unjudgeable = `${name} reads the commands it runs from its input, which is only known at run time`;
   } else {
     // An interactive nested shell in the terminal.
     out.views.push({ words, openArgs, role: 'command' });
   }
+}
+
+/**
+ * The descriptor a script path names (`/dev/stdin` → 0, `/dev/fd/3` → 3, `/proc/self/fd/0`, also
+ * spelled `//dev/./stdin`), or null when it is an ordinary file.
+ */
+function descriptorPath(w: ShellWord): number | null {
+  if (w.dynamic || !w.text.startsWith('/')) return null;
+  const p = posix.normalize(w.text.replace(/\/+/g, '/'));
+  if (p === '/dev/stdin') return 0;
+  const m = /^\/(dev|proc\/self|proc\/thread-self)\/fd\/(\d+)$/.exec(p);
+  return m ? Number(m[2]) : null;
+}
+
+/**
+ * What a command's descriptor `fd` reads: the text of a quoted here-document or a literal
+ * here-string on it, `'unknown'` when it reads a file, another descriptor or a run-time
+ * here-string, null when nothing is redirected to it.
+ */
+function inputText(cmd: SimpleCommand, fd: number): { text: string } | 'unknown' | null {
+  let found: { text: string } | 'unknown' | null = null;
+  for (const r of cmd.redirects) {
+    const rfd = r.fd === null ? (r.op.startsWith('<') ? 0 : 1) : Number(r.fd);
+    if (rfd !== fd || !r.op.startsWith('<')) continue;
+    if (r.heredoc !== undefined) found = { text: r.heredoc };
+    else if (r.op === '<<<' && r.target && !r.target.dynamic) found = { text: r.target.text };
+    else found = 'unknown'; // `<`, `<&`, `<>`, an unquoted here-document, a run-time here-string
+  }
+  return found;
 }
 
 /** `eval ARGS…`, `alias NAME=VALUE…`, `trap ACTION SIGNALS…`, `mapfile -C`, `complete -C`: their strings are scripts. */

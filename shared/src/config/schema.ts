@@ -81,12 +81,13 @@ export const DEFAULT_COMMAND_RULES = {
     'rm -rf /', "rm -rf '/*'", 'rm -rf ~', 'mkfs', 'mkfs.*', 'mke2fs', 'mkswap', 'wipefs', 'blkdiscard',
     'shutdown', 'reboot', 'poweroff', 'halt', 'systemctl poweroff', 'systemctl reboot', 'systemctl halt', 'systemctl kexec',
     'init 0', 'init 6', 'telinit 0', 'telinit 6',
-    'systemctl start reboot.target', 'systemctl start poweroff.target', 'systemctl start halt.target',
-    'systemctl isolate reboot.target', 'systemctl isolate poweroff.target', 'systemctl isolate halt.target',
+    'systemctl *start *reboot*', 'systemctl *start *poweroff*', 'systemctl *start *halt*', 'systemctl *start *kexec*', 'systemctl *start ctrl-alt-del*',
+    'systemctl isolate *reboot*', 'systemctl isolate *poweroff*', 'systemctl isolate *halt*',
     'sgdisk -Z', 'sgdisk --zap-all', 'cryptsetup luksFormat', 'nvme format', 'nvme sanitize', 'hdparm --security-erase',
   ],
   confirm: [
-    'git push', 'git send-pack', 'git clean', 'git reset --hard', 'git checkout -- .', 'git restore .', 'git stash -u', 'git stash --include-untracked', 'git stash --all', 'docker', 'podman', 'npm install', 'npm ci', 'pnpm install', 'pnpm add', 'yarn install', 'yarn add', 'pip install', 'pip3 install',
+    'git push', 'git send-pack', 'git clean', 'git reset --hard', 'git checkout -- .', 'git restore .', 'git stash -u', 'git stash -a', 'git stash --include-untracked', 'git stash --all',
+    'git checkout -- :/', 'git restore :/', 'git checkout -f', 'git switch --discard-changes', 'git switch -f', 'docker', 'podman', 'npm install', 'npm ci', 'pnpm install', 'pnpm add', 'yarn install', 'yarn add', 'pip install', 'pip3 install',
     'fdisk', 'sfdisk', 'sgdisk', 'parted', 'systemctl isolate',
   ],
 } as const;
