@@ -108,6 +108,22 @@ describe('foreground commands', () => {
     assert.equal(await outputOf(peer, done), 'Name? bob\r\nhi bob\r\n');
   });
 
+  it('input for a command that is no longer running (forId) is refused and nothing is typed', async () => {
+    const r = await exec(peer, 'c_for', "read -p 'Answer? ' a; echo got $a", 20000, 500);
+    assert.ok(r.ok && r.cmd.awaitingInput === true);
+    const wrong = await peer.request<{ ok: boolean; reason?: string; running: CommandRecord | null }>(G.input, { text: 'yes', keys: ['Enter'], forId: 'c_other' });
+    assert.deepEqual([wrong.ok, wrong.reason, wrong.running?.id], [false, 'not_running', 'c_for']);
+    assert.deepEqual(await peer.request(G.input, { text: 'yes', keys: ['Enter'], forId: 'c_for' }), { ok: true });
+    const done = await peer.request<CommandRecord>(G.wait, { id: 'c_for', waitMs: 5000 });
+    assert.equal(await outputOf(peer, done), 'Answer? yes\r\ngot yes\r\n');
+    // c_for has ended: the same input now would reach the idle shell as a command line — refused.
+    const late = await peer.request<{ ok: boolean; reason?: string; running: unknown }>(G.input, { text: 'touch should-not-exist', keys: ['Enter'], forId: 'c_for' });
+    assert.deepEqual(late, { ok: false, reason: 'not_running', running: null });
+    const check = await exec(peer, 'c_check', 'test -e should-not-exist; echo $?', 5000);
+    assert.ok(check.ok);
+    assert.equal((await outputOf(peer, check.cmd)).trim(), '1');
+  });
+
   it('sees a program blocked reading the terminal without any prompt (cat)', async () => {
     const r = await exec(peer, 'c_cat', 'cat', 20000, 400);
     assert.ok(r.ok && r.cmd.awaitingInput === true);

@@ -10,6 +10,7 @@ import {
   isStopParams,
   isWaitParams,
   LinkTimeouts,
+  type InputResult,
 } from '@holdfast/shared/protocol';
 import type { RequestContext } from '@holdfast/shared/wire';
 import { ServerTimings } from './constants.js';
@@ -62,8 +63,12 @@ export async function routeRequest(s: Session, method: string, params: unknown, 
     case G.input:
       if (!isInputParams(params)) throw bad('text and/or keys from KEY_SEQUENCES');
       live();
+      if (params.forId !== undefined) {
+        const running = s.commands.foreground;
+        if (!running || running.id !== params.forId) return { ok: false, reason: 'not_running', running } satisfies InputResult;
+      }
       s.commands.input(params);
-      return { ok: true };
+      return { ok: true } satisfies InputResult;
     case G.read:
       if (!isReadParams(params)) throw bad('src, from, max required');
       return s.reader.read(params, wctx);

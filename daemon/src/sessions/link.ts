@@ -10,6 +10,7 @@ import {
   type ExitRecord,
   type GuardianStatus,
   type InputParams,
+  type InputResult,
   type ReadParams,
   type ReadResult,
   type ShutdownParams,
@@ -94,7 +95,8 @@ export class GuardianLink {
     return this.call(G.wait, p, p.waitMs + WAIT_SLACK_MS);
   }
 
-  input(p: InputParams): Promise<{ written: number }> {
+  /** `g.input`; with `forId`, refused (`ok: false`) unless that command is the running foreground. */
+  input(p: InputParams): Promise<InputResult> {
     return this.call(G.input, p, 5000);
   }
 

@@ -408,6 +408,15 @@ async function stdin(args: ExecuteArgs, session: SessionRow, ctx: ToolContext, y
     chars: args.text?.length ?? 0,
     keys: args.keys ?? [],
   });
-  await link.input({ ...(args.text !== undefined ? { text: args.text } : {}), ...(args.keys !== undefined ? { keys: args.keys } : {}) });
+  // The guardian checks again, atomically with the write, that fg is still the running command.
+  const sent = await link.input({ ...(args.text !== undefined ? { text: args.text } : {}), ...(args.keys !== undefined ? { keys: args.keys } : {}), forId: fg.id });
+  if (!sent.ok) {
+    try {
+      ctx.services.execution.audit.append({ event: 'execute.stdin_not_sent', principal: ctx.call.principal, remote_session_id: rs, execution_task_id: fg.id, reason: 'the command ended first' });
+    } catch {
+      // nothing was sent either way
+    }
+    throw new HoldfastError('BAD_REQUEST', `${fg.id} ended before the input was sent; nothing was typed — read its result with action=status`, { retryable: false });
+  }
   return afterRecord(await link.wait({ id: fg.id, waitMs: yieldMs }), link, ctx);
 }

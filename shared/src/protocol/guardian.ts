@@ -201,7 +201,16 @@ export const KEY_SEQUENCES: Readonly<Record<string, string>> = {
 export interface InputParams {
   text?: string;
   keys?: string[];
+  /**
+   * Send only while this command id is the running foreground command (checked in the guardian,
+   * atomically with the write): input meant for a command that has just ended must never be
+   * read by the idle shell as a command line. Without it the input is typed whatever runs.
+   */
+  forId?: string;
 }
+
+/** `g.input` answer: written, or refused because `forId` is not the running foreground command. */
+export type InputResult = { ok: true } | { ok: false; reason: 'not_running'; running: CommandRecord | null };
 
 /** `g.read`: bytes of a source from absolute offset `from` (long-poll up to `waitMs`). */
 export interface ReadParams {
@@ -285,6 +294,7 @@ export function isWaitParams(v: unknown): v is WaitParams {
 export function isInputParams(v: unknown): v is InputParams {
   if (!isObj(v)) return false;
   if (v.text !== undefined && !isStr(v.text)) return false;
+  if (v.forId !== undefined && !isStr(v.forId)) return false;
   if (v.keys !== undefined && !(isStrArray(v.keys) && v.keys.every((k) => k in KEY_SEQUENCES))) return false;
   return v.text !== undefined || v.keys !== undefined;
 }
