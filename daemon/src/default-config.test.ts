@@ -37,6 +37,9 @@ describe('generated config.yaml (issue 5)', () => {
     for (const c of ['git reset --soft HEAD~1', 'git checkout main', 'git restore src/a.ts', 'git stash', 'git switch main']) assert.equal(d(c), 'allow', c);
     for (const c of ['systemctl restart reboot.target', 'systemctl start ctrl-alt-del.target', 'systemctl start systemd-reboot.service', 'systemctl isolate poweroff.target']) assert.equal(d(c), 'deny', c);
     for (const c of ['systemctl restart nginx', 'systemctl status reboot.target']) assert.equal(d(c), 'allow', c);
+    for (const c of ['kexec -e', 'systemctl soft-reboot', 'mkdosfs /dev/sdb1', 'hdparm --security-erase-enhanced x /dev/sda']) assert.equal(d(c), 'deny', c);
+    for (const c of ['npm -C x i', 'corepack npm i x', 'pip3.12 install x', 'uv pip install x', 'docker-compose up', 'nerdctl run x', 'systemctl rescue']) assert.equal(d(c), 'confirm', c);
+    for (const c of ['npm -C x run build', 'uv run pytest']) assert.equal(d(c), 'allow', c);
   });
   it('spells out exactly the rules a config without security.commands gets', () => {
     const generated = parseConfigText(DEFAULT_CONFIG_YAML).security.commands;

@@ -53,12 +53,18 @@ security:
       - systemctl isolate *reboot*
       - systemctl isolate *poweroff*
       - systemctl isolate *halt*
+      - systemctl soft-reboot
+      - kexec -e
+      - mkdosfs
+      - mkntfs
+      - mkexfatfs
       - sgdisk -Z
       - sgdisk --zap-all
       - cryptsetup luksFormat
       - nvme format
       - nvme sanitize
       - hdparm --security-erase
+      - hdparm --security-erase-enhanced
     # Run only after the user confirms (execute answers waiting_confirmation first).
     # npm install also covers npm i / npm add; pip install also python3 -m pip install.
     # Partition tools are asked about even when they only list (fdisk -l): one rule, no guessing.
@@ -80,6 +86,8 @@ security:
       - git switch --discard-changes
       - git switch -f
       - docker
+      - docker-compose
+      - nerdctl
       - podman
       - npm install
       - npm ci
@@ -89,11 +97,15 @@ security:
       - yarn add
       - pip install
       - pip3 install
+      - pip3.* install
+      - uv pip install
       - fdisk
       - sfdisk
       - sgdisk
       - parted
       - systemctl isolate
+      - systemctl rescue
+      - systemctl emergency
     # Allowed without asking even when default is confirm or deny; matched strictly (the leading
     # arguments exactly as written), e.g. "npm test", "make build".
     allow: []

@@ -398,6 +398,49 @@ describe('review round 3: spellings the floor and the confirmations must see thr
   ]);
 });
 
+describe('review round 4: folders, find, chmod, /proc/self/root, init, scheduled jobs', () => {
+  table([
+    ['shopt -s cdable_vars; x=/; cd x && rm -rf usr', 'confirm', 'built-in: shell hook'],
+    ['shopt -s cdspell', 'confirm', 'built-in: shell hook'],
+    ['shopt -s globstar', 'allow'],
+    ['printf -v CD""PATH /', 'confirm', 'environment: CDPATH'],
+    ['declare "CD""PATH=/"', 'confirm', 'environment: CDPATH'],
+    ['export "PROMPT_COMMAND=id"', 'confirm', 'environment: PROMPT_COMMAND'],
+    ['builtin -- cd / && rm -rf usr', 'deny', 'built-in: protected path'],
+    ['f(){ rm -rf usr; }; cd / && f', 'deny', 'built-in: protected path'],
+    ['chroot / rm -rf usr', 'deny', 'built-in: protected path'],
+    ['tmux new-session -d -c / rm -rf usr', 'deny', 'built-in: protected path'],
+    ['systemd-run rm -rf usr', 'deny', 'built-in: protected path'],
+    ['systemd-run -p WorkingDirectory=/ rm -rf usr', 'deny', 'built-in: protected path'],
+    ['find -- / -delete', 'deny', 'built-in: protected path'],
+    ['find -O3 -D tree / -delete', 'deny', 'built-in: protected path'],
+    ['find -D tree -L / -delete', 'deny', 'built-in: protected path'],
+    ['find -files0-from l -delete', 'confirm'],
+    ['find . -maxdepth 0 -fprintf /proc/sysrq-trigger b', 'deny', 'built-in: raw device'],
+    ['find . -fprint /dev/sda', 'deny', 'built-in: raw device'],
+    ['find . -fprint out.txt', 'allow'],
+    ['chmod -R -w /etc', 'deny', 'built-in: protected path'],
+    ['chmod -R -rwx ~', 'deny', 'built-in: protected path'],
+    ['chown -R --reference=x /etc', 'deny', 'built-in: protected path'],
+    ['chmod -R -v 755 build', 'allow'],
+    ['rm -rf /proc/self/root/etc', 'deny', 'built-in: protected path'],
+    ['echo x > /proc/1/root/dev/sda', 'deny', 'built-in: raw device'],
+    ['rsync -a --remove-source-files /usr/ x', 'deny', 'built-in: protected path'],
+    ['rsync -a --remove-source-files build/ x', 'allow'],
+    ['kill -INT 1', 'deny', 'built-in: kill all'],
+    ['kill -s PWR 1', 'deny', 'built-in: kill all'],
+    ['kill -0 1', 'allow'],
+    ['xargs -I{} find {} -delete', 'confirm'],
+    ['xargs -I{} mv {} /tmp/a', 'confirm'],
+    ['xargs -I{} echo {}', 'allow'],
+    ["at now <<< 'rm -rf /usr'", 'deny', 'built-in: protected path'],
+    ['echo ls | at now', 'confirm'],
+    ['at -l', 'allow'],
+    ['echo "* * * * * id" | crontab -', 'confirm', 'built-in: shell hook'],
+    ['crontab -l', 'allow'],
+  ]);
+});
+
 describe('built-in floor: properties', () => {
   const rmName = fc.constantFrom('rm', '/bin/rm', '/usr/bin/rm', '"rm"', '\\rm', "'r'm", 'command rm', 'sudo rm', 'env rm', 'busybox rm', 'nice -n 5 rm');
   const recursive = fc.constantFrom('-r', '-R', '--recursive', '--rec', '--r');

@@ -76,9 +76,18 @@ const FIND_NARROWING = /^-(i?name|i?path|i?wholename|i?regex|i?lname|newer\w*|[a
 function findStarts(args: readonly ShellWord[]): ShellWord[] {
   const out: ShellWord[] = [];
   let i = 0;
-  while (i < args.length && /^-[HLP]+$/.test(args[i]!.text)) i++;
-  if (args[i]?.text === '-D') i += 2;
-  if (args[i]?.text.startsWith('-O')) i++;
+  // GNU find's leading options, in any order: -H -L -P, -D DEBUGOPTS, -O LEVEL, then `--`.
+  for (;;) {
+    const t = args[i]?.text;
+    if (t === undefined) break;
+    if (/^-[HLP]+$/.test(t) || /^-O\d*$/.test(t)) i++;
+    else if (t === '-D') i += 2;
+    else if (t === '--') {
+      i++;
+      break;
+    } else break;
+  }
+  if (args.some((w) => w.text === '-files0-from')) out.push({ text: '-files0-from', dynamic: true, glob: false, source: '-files0-from' });
   for (; i < args.length; i++) {
     const t = args[i]!.text;
     if (!args[i]!.dynamic && (t.startsWith('-') || t === '(' || t === '!' || t === ')' || t === ',')) break;
@@ -98,8 +107,14 @@ function protectedPaths(name: string, view: CommandView, cwd: string | null, sho
       return a.flags.has('r') ? pathFinding(firstHit(a.positionals, cwd, view.openArgs), 'removes', shown) : null;
     case 'chmod':
     case 'chown':
-    case 'chgrp':
-      return a.flags.has('R') ? pathFinding(firstHit(a.positionals.slice(1), cwd, view.openArgs), 'recursively changes', shown) : null;
+    case 'chgrp': {
+      if (!a.flags.has('R')) return null;
+      // The first positional is the mode or owner — unless --reference gives it, or (chmod) the
+      // mode was written like an option (`chmod -R -w /etc`).
+      const modeAsOption = name === 'chmod' && args.some((w) => /^-[rwxXst]+$/.test(w.text));
+      const given = modeAsOption || a.longs.some((l) => l.name === 'reference');
+      return pathFinding(firstHit(given ? a.positionals : a.positionals.slice(1), cwd, view.openArgs), 'recursively changes', shown);
+    }
     case 'find': {
       if (!args.some((w) => w.text === '-delete')) return null;
       const hit = firstHit(findStarts(args), cwd, false);
@@ -110,7 +125,11 @@ function protectedPaths(name: string, view: CommandView, cwd: string | null, sho
       return pathFinding(hit, 'deletes everything below', shown);
     }
     case 'rsync':
-      return a.longs.some((l) => l.name.startsWith('del') || l.name === 'remove-source-files') ? pathFinding(firstHit(a.positionals.slice(-1), cwd, false), 'deletes files in', shown) : null;
+      if (a.longs.some((l) => l.name === 'remove-source-files') && a.positionals.length >= 2) {
+        const moved = pathFinding(firstHit(a.positionals.slice(0, -1), cwd, false), 'empties (moves away)', shown);
+        if (moved) return moved;
+      }
+      return a.longs.some((l) => l.name.startsWith('del')) ? pathFinding(firstHit(a.positionals.slice(-1), cwd, false), 'deletes files in', shown) : null;
     case 'mv': {
       // With -t DIR every positional is a source.
       const sources = targetDirectory(view) !== undefined ? a.positionals : a.positionals.slice(0, -1);
@@ -159,6 +178,11 @@ function rawDevice(name: string, view: CommandView, cmd: SimpleCommand, cwd: str
   for (const r of cmd.redirects) if (r.writes && !hit) hit = device(r.target ?? undefined);
   if (!hit && name === 'dd') for (const w of view.words.slice(1)) if (!hit && w.text.startsWith('of=')) hit = device(w, w.text.slice(3));
   if (!hit && (name === 'tee' || name === 'shred')) for (const w of viewArguments(view).positionals) hit ??= device(w);
+  if (!hit && name === 'find') {
+    // -fprint FILE, -fprint0 FILE, -fls FILE, -fprintf FILE FORMAT write FILE.
+    const w = view.words;
+    for (let i = 1; i < w.length - 1 && !hit; i++) if (/^-(fprint0?|fls|fprintf)$/.test(w[i]!.text)) hit = device(w[i + 1]);
+  }
   if (!hit && (name === 'cp' || name === 'install')) {
     const a = viewArguments(view);
     const dest = targetDirectory(view) ?? a.positionals[a.positionals.length - 1];
@@ -196,6 +220,7 @@ function killAll(name: string, view: CommandView, shown: () => string): BuiltinF
   if (name === 'kill') {
     let i = 0;
     let signal = false;
+    let signalName = 'TERM';
     for (; i < args.length; i++) {
       const t = args[i]!.text;
       if (t === '--') {
@@ -204,18 +229,24 @@ function killAll(name: string, view: CommandView, shown: () => string): BuiltinF
       }
       if (t === '-l' || t === '-L' || t === '--list' || t === '--table') return null;
       if (t === '-s' || t === '-n' || t === '--signal') {
+        signalName = args[i + 1]?.text ?? '';
         i++;
         signal = true;
         continue;
       }
       if (!signal && t.startsWith('-') && t.length > 1) {
+        signalName = t.slice(1);
         signal = true;
         continue;
       }
       break;
     }
+    const pids = args.slice(i).filter((w) => !w.dynamic);
     // `-1`, `-01`, `' -1'`: kill parses them all as pid -1.
-    return args.slice(i).some((w) => !w.dynamic && /^\s*-0*1\s*$/.test(w.text)) ? found('signals every process (pid -1)') : null;
+    if (pids.some((w) => /^\s*-0*1\s*$/.test(w.text))) return found('signals every process (pid -1)');
+    // pid 1 is init: SIGINT reboots (ctrl-alt-del), SIGPWR and SIGRTMIN+4 power off… Only signal 0 (a liveness check) is harmless.
+    if (pids.some((w) => /^\s*0*1\s*$/.test(w.text)) && !/^(SIG)?0$|^0$/.test(signalName)) return { decision: 'deny', rule: 'built-in: kill all', reason: `${shown()} signals init (pid 1), which can reboot or stop the machine and every process with it` };
+    return null;
   }
   if (name !== 'pkill' && name !== 'killall') return null;
   let patterns = 0;
@@ -289,7 +320,7 @@ function holdfastItself(name: string, view: CommandView, shown: () => string): s
   return null;
 }
 
-const HOOK_COMMANDS = new Set(['alias', 'hash', 'enable', 'bind', 'complete', 'compgen', 'fc', 'history']);
+const HOOK_COMMANDS = new Set(['alias', 'hash', 'enable', 'bind', 'complete', 'compgen', 'fc', 'history', 'shopt', 'crontab']);
 
 function shellHook(name: string, view: CommandView): string | null {
   const args = view.words.slice(1);
@@ -308,6 +339,17 @@ function shellHook(name: string, view: CommandView): string | null {
     case 'fc':
       // `fc -l` only lists; any other use edits and re-runs lines of the history, which the policy never saw as one line.
       return args.length > 0 && args.every((w) => !w.dynamic) && /^-[nr]*l[nr]*$/.test(args[0]!.text) ? null : 'fc re-runs lines from the shell history, which are not judged again';
+    case 'crontab': {
+      // Listing is fine; installing (`crontab FILE`, `crontab -`), editing or removing a crontab
+      // sets up commands that run later, never judged.
+      const rest = args.filter((w, k) => !(args[k - 1]?.text === '-u'));
+      return rest.every((w) => w.text === '-l' || w.text === '-u') && rest.some((w) => w.text === '-l') ? null : 'crontab installs commands that run later, outside any judged command';
+    }
+    case 'shopt':
+      // cdable_vars (`cd x` goes to $x), cdspell (`cd /uss` goes to /usr), autocd (a folder name alone is a cd).
+      return args.some((w) => /^-[a-z]*s/.test(w.text)) && args.some((w) => w.dynamic || /^(cdable_vars|cdspell|autocd)$/.test(w.text))
+        ? `shopt ${args.map((w) => w.text).join(' ')} changes where cd goes, so later commands run where the policy does not expect`
+        : null;
     case 'history':
       return args.some((w) => w.dynamic || /^-[A-Za-z]*[snrw]/.test(w.text)) ? 'history -s/-r/-n/-w puts lines into the history (for fc to run) or writes it to a file' : null;
     default:
@@ -553,8 +595,14 @@ export function variablesAssignedBy(view: CommandView, cmd: SimpleCommand): stri
     case 'declare':
     case 'typeset':
     case 'local':
-      if (!args.some((w) => /^-[A-Za-z]*n/.test(w.text))) return [];
-      return cmd.assigns.map((a) => a.value?.text ?? '').filter((t) => t !== '');
+    case 'export':
+    case 'readonly': {
+      // A quoted assignment word (`declare "CD""PATH=/"`) is not an assignment to the parser, but is to bash.
+      const quoted = args.filter((w) => !w.dynamic && /^[A-Za-z_][A-Za-z0-9_]*(\[.*\])?\+?=/.test(w.text) && !cmd.assigns.some((a) => w.text.startsWith(`${a.name}=`) || w.text.startsWith(`${a.name}+=`)));
+      const names = quoted.map((w) => w.text.slice(0, w.text.search(/[[+=]/)));
+      if (name === 'export' || name === 'readonly' || !args.some((w) => /^-[A-Za-z]*n/.test(w.text))) return names;
+      return [...names, ...cmd.assigns.map((a) => a.value?.text ?? '').filter((t) => t !== '')];
+    }
     default:
       return [];
   }

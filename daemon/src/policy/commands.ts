@@ -276,7 +276,7 @@ function judgeCommand(cmd: SimpleCommand, rules: CompiledRules, via: string[], d
       acc.refusals.push(refusal('too_deep', s.text));
       continue;
     }
-    judgeScript(s.text, rules, [...chain.filter((x) => x !== s.via), s.via], depth + 1, acc, cmd.dirs ?? NO_DIRS);
+    judgeScript(s.text, rules, [...chain.filter((x) => x !== s.via), s.via], depth + 1, acc, wrapperDirectories(cmd.dirs ?? NO_DIRS, u.chdirs));
   }
 }
 

@@ -97,6 +97,7 @@ const RISKY: Readonly<Record<string, string>> = {
   LUA_INIT: LOADS,
   LUA_PATH: LOADS,
   LUA_CPATH: LOADS,
+  CDPATH: 'changes which folder a later cd goes to, so commands run where the policy does not expect',
   TAR_OPTIONS: RUNS,
   RSYNC_RSH: RUNS,
   RSYNC_CONNECT_PROG: RUNS,

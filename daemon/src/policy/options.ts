@@ -104,8 +104,9 @@ export const SPECS: Readonly<Record<string, OptionSpec>> = {
   },
   npm: {
     subAliases: table({ install: NPM_INSTALL, ci: NPM_CI, uninstall: NPM_UNINSTALL, run: NPM_RUN, exec: ['exec', 'x'], publish: ['publish'] }),
-    longs: { global: 'g', force: 'f', 'save-dev': 'D', workspace: 'w', prefix: '' },
-    shortValue: 'w',
+    longs: { global: 'g', force: 'f', 'save-dev': 'D', workspace: 'w', prefix: 'C' },
+    // `-C DIR` is `--prefix DIR` (npm's own short alias).
+    shortValue: 'wC',
     longValue: ['prefix', 'workspace', 'registry', 'cache', 'userconfig', 'globalconfig', 'loglevel', 'tag', 'otp', 'omit', 'include', 'install-strategy'],
   },
   pnpm: {

@@ -76,9 +76,19 @@ export function canonicalPath(text: string, cwd: string | null): string | null {
     if (user !== '' && user !== h.user) return null;
     t = h.home + (slash < 0 ? '' : t.slice(slash));
   }
-  if (t.startsWith('/')) return clean(posix.normalize(t));
+  if (t.startsWith('/')) return clean(throughProcRoot(posix.normalize(t)));
   if (cwd === null || !cwd.startsWith('/')) return null;
-  return clean(posix.normalize(`${cwd}/${t}`));
+  return clean(throughProcRoot(posix.normalize(`${cwd}/${t}`)));
+}
+
+/** `/proc/self/root`, `/proc/PID/root`, `/proc/thread-self/root` (and `…/task/TID/root`): links to `/`. */
+const PROC_ROOT = /^\/proc\/(self|thread-self|\d+)(\/task\/\d+)?\/root(?=\/|$)/;
+
+/** A normalized absolute path with every leading `/proc/…/root` link followed (they always lead to `/`). */
+function throughProcRoot(p: string): string {
+  let out = p;
+  while (PROC_ROOT.test(out)) out = out.replace(PROC_ROOT, '') || '/';
+  return out;
 }
 
 // ---- where a command runs ----------------------------------------------------------------------

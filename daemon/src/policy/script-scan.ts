@@ -183,6 +183,11 @@ class Scanner {
     private readonly cdpath: boolean,
   ) {}
 
+  /** Functions defined so far in this line: name → body and the scope it was defined in. */
+  private readonly functions = new Map<string, { body: ShNode; scope: CommandScope }>();
+  /** Functions whose body is being judged again at a call (no recursion). */
+  private readonly calling = new Set<string>();
+
   stmts(list: ShNode[], outer: ShNode[], piped: boolean, scope: CommandScope, dirs: Dirs): Flow {
     let flow = same(dirs);
     for (const s of list) flow = this.stmt(s, outer, piped, scope, flow.any, false);
@@ -213,6 +218,7 @@ class Scanner {
         for (const w of items(c.Args)) this.word(w);
         const cmd = simpleCommand(c, chain, piped, this.src, scope, dirs, timed);
         this.out.commands.push(cmd);
+        this.callFunction(cmd, chain, piped, dirs);
         return this.directoryAfter(cmd, dirs);
       }
       case 'DeclClause':
@@ -272,9 +278,12 @@ class Scanner {
         return same(any);
       }
       case 'FuncDecl': {
-        // The body runs when called — later, from wherever the shell is then.
+        // The body runs when called — later, from wherever the shell is then (and again where a
+        // call in this line runs it: callFunction).
         const changes = this.changesDirectory(c.Body);
-        this.stmt(c.Body, chain, piped, { ...scope, functions: [...scope.functions, isNil(c.Name) ? '' : goString(c.Name.Value as string)] }, unionDirs(dirs, UNKNOWN_DIRS), false);
+        const fname = isNil(c.Name) ? '' : goString(c.Name.Value as string);
+        if (fname !== '') this.functions.set(fname, { body: c.Body, scope });
+        this.stmt(c.Body, chain, piped, { ...scope, functions: [...scope.functions, fname] }, unionDirs(dirs, UNKNOWN_DIRS), false);
         return same(changes ? unionDirs(dirs, UNKNOWN_DIRS) : dirs);
       }
       case 'ArithmCmd':
@@ -295,6 +304,25 @@ class Scanner {
       default:
         this.out.refusals.push(refusal('parse_error', this.src.of(c), `unsupported construct ${type}`));
         return same(dirs);
+    }
+  }
+
+  /**
+   * A call of a function defined earlier in this line (`f(){ rm -rf usr; }; cd / && f`): its body
+   * is judged again where the call runs. Its refusals were reported at the definition already.
+   */
+  private callFunction(cmd: SimpleCommand, chain: ShNode[], piped: boolean, dirs: Dirs): void {
+    const head = cmd.words[0];
+    if (!head || head.dynamic) return;
+    const fn = this.functions.get(head.text);
+    if (!fn || this.calling.has(head.text) || this.calling.size >= 4) return;
+    const refusals = this.out.refusals.length;
+    this.calling.add(head.text);
+    try {
+      this.stmt(fn.body, chain, piped, { ...fn.scope, functions: [...fn.scope.functions, head.text] }, dirs, false);
+    } finally {
+      this.calling.delete(head.text);
+      this.out.refusals.length = refusals;
     }
   }
 
@@ -467,8 +495,10 @@ function directoryChange(cmd: SimpleCommand, cdpath: boolean): DirectoryChange |
   for (;;) {
     const t = w[i];
     if (!t || t.dynamic) return null;
-    if (t.text === 'builtin') i++;
-    else if (t.text === 'command') {
+    if (t.text === 'builtin') {
+      i++;
+      if (w[i]?.text === '--') i++;
+    } else if (t.text === 'command') {
       i++;
       while (w[i] && !w[i]!.dynamic && /^-[pvV]+$/.test(w[i]!.text)) {
         if (/[vV]/.test(w[i]!.text)) return null;

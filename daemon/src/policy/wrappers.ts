@@ -80,6 +80,11 @@ interface WrapperSpec {
   /** Short / long options whose value is the folder the command runs in (`env -C`, `sudo --chdir`). */
   chdirShort?: string;
   chdirLong?: readonly string[];
+  /** The folder the command runs in when no option says otherwise (`chroot` → `/`, `systemd-run` → `/`). */
+  implicitChdir?: string;
+  /** Short / long options that start a login shell, in the target user's home folder (`su -l`, `sudo -i`). */
+  loginShort?: string;
+  loginLong?: readonly string[];
 }
 
 const SU = {
@@ -87,6 +92,8 @@ const SU = {
   longWithValue: ['command', 'session-command', 'group', 'supp-group', 'shell', 'whitelist-environment'],
   scriptShort: 'c',
   scriptLong: ['command', 'session-command'],
+  loginShort: 'l',
+  loginLong: ['login'],
 } as const;
 
 const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
@@ -111,6 +118,8 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     shellFlags: 'si',
     chdirShort: 'D',
     chdirLong: ['chdir'],
+    loginShort: 'i',
+    loginLong: ['login'],
   },
   doas: { shortWithValue: 'uC', shellFlags: 's' },
   setsid: {},
@@ -120,7 +129,7 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   pkexec: { longWithValue: ['user'] },
   su: { ...SU, noInner: true },
   runuser: { ...SU, shortWithValue: 'cgGswu', longWithValue: [...SU.longWithValue, 'user'], noInner: true, innerFlag: 'u' },
-  chroot: { longWithValue: ['userspec', 'groups'], leadingPositionals: 1 },
+  chroot: { longWithValue: ['userspec', 'groups'], leadingPositionals: 1, implicitChdir: '/' },
   unshare: {
     shortWithValue: 'SGRw',
     longWithValue: ['propagation', 'setgroups', 'map-user', 'map-group', 'map-users', 'map-groups', 'setuid', 'setgid', 'root', 'wd', 'monotonic', 'boottime', 'load-interp'],
@@ -139,6 +148,7 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     envShort: 'E',
     envLong: ['setenv'],
     chdirLong: ['working-directory'],
+    implicitChdir: '/',
   },
   flock: { shortWithValue: 'wEc', longWithValue: ['timeout', 'wait', 'conflict-exit-code', 'command'], scriptShort: 'c', scriptLong: ['command'], leadingPositionals: 1 },
   script: {
@@ -171,7 +181,8 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   micromamba: { subcommands: ['run'], shortWithValue: 'np', longWithValue: ['name', 'prefix', 'cwd'] },
   mise: { subcommands: ['exec', 'x'] },
   direnv: { subcommands: ['exec'], leadingPositionals: 1 },
-  npm: { subcommands: ['exec', 'x'], shortWithValue: 'cw', longWithValue: ['package', 'call', 'workspace', 'prefix'], scriptShort: 'c', scriptLong: ['call'] },
+  npm: { subcommands: ['exec', 'x'], shortWithValue: 'cwC', longWithValue: ['package', 'call', 'workspace', 'prefix'], scriptShort: 'c', scriptLong: ['call'] },
+  corepack: {},
   pnpm: { subcommands: ['exec', 'dlx'], shortWithValue: 'C', longWithValue: ['dir', 'filter', 'package', 'workspace-concurrency'], shellFlags: 'c', chdirShort: 'C', chdirLong: ['dir'] },
   yarn: { subcommands: ['dlx', 'exec'], shortWithValue: 'p', longWithValue: ['package', 'cwd'], chdirLong: ['cwd'] },
   bunx: { shortWithValue: 'p', longWithValue: ['package'] },
@@ -184,6 +195,7 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     subcommands: ['new-session', 'new', 'new-window', 'neww', 'split-window', 'splitw', 'respawn-pane', 'respawnp', 'respawn-window', 'respawnw', 'run-shell', 'run'],
     shortWithValue: 'LSfcenstxylFpT',
     joinScript: true,
+    chdirShort: 'c',
   },
   screen: { shortWithValue: 'SceEhpstT', noCommandFlags: 'rRxlQX' },
 };
@@ -227,6 +239,10 @@ export function unwrap(cmd: SimpleCommand): Unwrapped {
       return out;
     }
     if (name === 'find') findExec(words, out);
+    if (name === 'at' || name === 'batch') {
+      atJob(name, words, cmd, openArgs, out);
+      return out;
+    }
     if (name === 'sg' || PYTHON.test(name)) {
       const inner = name === 'sg' ? sgCommand(words, out) : pythonModule(words);
       if (inner === null || inner === 'unjudgeable') {
@@ -265,7 +281,10 @@ export function unwrap(cmd: SimpleCommand): Unwrapped {
     out.views.push({ words, openArgs, role: 'wrapper' });
     out.via.push(name);
     openArgs = openArgs || spec.openArgs === true;
+    const replace = name === 'xargs' ? xargsReplaceString(words) : null;
     words = inner.words.length > 0 ? inner.words : spec.defaultCommand ? [literalWord(spec.defaultCommand)] : [];
+    // `xargs -I{} CMD {}`: each word holding the replace string is an input line at run time.
+    if (replace !== null) words = words.map((w, k) => (k > 0 && w.text.includes(replace) ? { ...w, dynamic: true } : w));
   }
   return out;
 }
@@ -285,6 +304,9 @@ function innerCommand(words: ShellWord[], spec: WrapperSpec, out: Unwrapped): In
   let script: ShellWord | null = null;
   let i = 1;
   let endOfOptions = false;
+  const chdirsBefore = out.chdirs.length;
+  let login = false;
+  let sameDir = false;
   const takeValue = (w: ShellWord, kind: 'script' | 'env' | 'split' | 'chdir'): void => {
     if (kind === 'chdir') out.chdirs.push(w);
     else if (kind === 'split') splitString = w.text;
@@ -306,9 +328,17 @@ function innerCommand(words: ShellWord[], spec: WrapperSpec, out: Unwrapped): In
       endOfOptions = true;
       break;
     }
+    if (t === '-' && (name === 'su' || name === 'runuser')) {
+      login = true; // `su - USER`
+      continue;
+    }
     if (t.startsWith('--') && t.length > 2) {
       const eq = t.indexOf('=');
       const long = eq >= 0 ? t.slice(2, eq) : t.slice(2);
+      if (spec.loginLong?.includes(long)) login = true;
+      if (name === 'systemd-run' && (long === 'same-dir' || long === 'user')) sameDir ||= long === 'same-dir';
+      if (name === 'systemd-run' && long === 'property' && eq < 0 && /^WorkingDirectory=/.test(words[i + 1]?.text ?? '')) out.chdirs.push({ ...words[i + 1]!, text: words[i + 1]!.text.slice('WorkingDirectory='.length) });
+      if (name === 'systemd-run' && long === 'property' && eq >= 0 && /^WorkingDirectory=/.test(t.slice(eq + 1))) out.chdirs.push({ ...w, text: t.slice(eq + 1 + 'WorkingDirectory='.length) });
       const kind = long === 'split-string' && name === 'env' ? 'split' : spec.scriptLong?.includes(long) ? 'script' : spec.envLong?.includes(long) ? 'env' : spec.chdirLong?.includes(long) ? 'chdir' : null;
       if (spec.execLong?.includes(long)) joinScript = false;
       if (eq < 0 && longWithValue.includes(long)) {
@@ -321,6 +351,12 @@ function innerCommand(words: ShellWord[], spec: WrapperSpec, out: Unwrapped): In
       if (spec.numericOptions && /^-\d+$/.test(t)) continue;
       for (let j = 1; j < t.length; j++) {
         const letter = t[j]!;
+        if (spec.loginShort?.includes(letter)) login = true;
+        if (name === 'systemd-run' && letter === 'd') sameDir = true;
+        if (name === 'systemd-run' && letter === 'p') {
+          const v = j + 1 < t.length ? t.slice(j + 1) : words[i + 1]?.text ?? '';
+          if (/^WorkingDirectory=/.test(v)) out.chdirs.push({ ...w, text: v.slice('WorkingDirectory='.length) });
+        }
         if (spec.noCommandFlags?.includes(letter)) return 'none';
         if (spec.shellFlags?.includes(letter)) shellMode = true;
         if (spec.innerFlag?.includes(letter)) noInner = false;
@@ -370,6 +406,15 @@ function innerCommand(words: ShellWord[], spec: WrapperSpec, out: Unwrapped): In
     i += positionals;
   }
   if (subNeeded) return 'none';
+  if (out.chdirs.length === chdirsBefore) {
+    // No option said where: a login shell starts in the target user's home (only known at run
+    // time); chroot and system units start in `/`.
+    if (login) out.chdirs.push({ text: '~', dynamic: true, glob: false, source: `${name} login shell` });
+    else if (spec.implicitChdir && !sameDir) {
+      const userUnit = name === 'systemd-run' && words.some((x) => x.text === '--user');
+      out.chdirs.push(userUnit ? { text: '~', dynamic: true, glob: false, source: 'systemd-run --user' } : literalWord(spec.implicitChdir));
+    }
+  }
   const rest = noInner ? [] : words.slice(i);
   if (splitString !== null) return { words: [], script: [splitString, ...rest.map((w) => w.text)].join(' ') };
   if (script !== null) return { words: [], script: (script as ShellWord).text };
@@ -382,6 +427,38 @@ function innerCommand(words: ShellWord[], spec: WrapperSpec, out: Unwrapped): In
     return { words: [], script: rest.map((w) => w.text).join(' ') };
   }
   return { words: rest };
+}
+
+/**
+ * `at TIME`, `batch`: the commands of the job come from standard input (or `-f FILE`) and run
+ * later. A quoted here-document or a here-string is judged as their script; any other input
+ * cannot be judged. Listing and removing jobs (`-l`, `-r`, `-d`, `-c`) run nothing.
+ */
+function atJob(name: string, words: ShellWord[], cmd: SimpleCommand, openArgs: boolean, out: Unwrapped): void {
+  out.views.push({ words, openArgs, role: 'command' });
+  if (words.slice(1).some((w) => /^-[A-Za-z]*[lrdc]/.test(w.text))) return;
+  const fed = inputText(cmd, 0);
+  if (fed !== null && fed !== 'unknown' && !words.some((w) => /^-[A-Za-z]*f/.test(w.text))) {
+    out.views[out.views.length - 1]!.role = 'wrapper';
+    out.via.push(name);
+    out.scripts.push({ text: fed.text, via: name });
+    return;
+  }
+  out.unjudgeable = `${name} runs commands read from its input or a file later, which are only known at run time`;
+}
+
+/** The replace string of `xargs -I R`, `-IR`, `-i[R]`, `--replace[=R]` (default `{}`), or null. */
+function xargsReplaceString(words: ShellWord[]): string | null {
+  for (let i = 1; i < words.length; i++) {
+    const t = words[i]!.text;
+    if (t === '--' || !t.startsWith('-')) return null;
+    if (t === '-I') return words[i + 1]?.text ?? null;
+    if (t.startsWith('-I')) return t.slice(2);
+    if (t === '-i' || t === '--replace') return '{}';
+    if (t.startsWith('-i')) return t.slice(2);
+    if (t.startsWith('--replace=')) return t.slice('--replace='.length);
+  }
+  return null;
 }
 
 /** `sg [-] GROUP [-c] COMMAND…`: the command is a string run by `/bin/sh -c`; null without one. */

@@ -83,12 +83,13 @@ export const DEFAULT_COMMAND_RULES = {
     'init 0', 'init 6', 'telinit 0', 'telinit 6',
     'systemctl *start *reboot*', 'systemctl *start *poweroff*', 'systemctl *start *halt*', 'systemctl *start *kexec*', 'systemctl *start ctrl-alt-del*',
     'systemctl isolate *reboot*', 'systemctl isolate *poweroff*', 'systemctl isolate *halt*',
-    'sgdisk -Z', 'sgdisk --zap-all', 'cryptsetup luksFormat', 'nvme format', 'nvme sanitize', 'hdparm --security-erase',
+    'systemctl soft-reboot', 'kexec -e', 'mkdosfs', 'mkntfs', 'mkexfatfs',
+    'sgdisk -Z', 'sgdisk --zap-all', 'cryptsetup luksFormat', 'nvme format', 'nvme sanitize', 'hdparm --security-erase', 'hdparm --security-erase-enhanced',
   ],
   confirm: [
     'git push', 'git send-pack', 'git clean', 'git reset --hard', 'git checkout -- .', 'git restore .', 'git stash -u', 'git stash -a', 'git stash --include-untracked', 'git stash --all',
-    'git checkout -- :/', 'git restore :/', 'git checkout -f', 'git switch --discard-changes', 'git switch -f', 'docker', 'podman', 'npm install', 'npm ci', 'pnpm install', 'pnpm add', 'yarn install', 'yarn add', 'pip install', 'pip3 install',
-    'fdisk', 'sfdisk', 'sgdisk', 'parted', 'systemctl isolate',
+    'git checkout -- :/', 'git restore :/', 'git checkout -f', 'git switch --discard-changes', 'git switch -f', 'docker', 'docker-compose', 'nerdctl', 'podman', 'npm install', 'npm ci', 'pnpm install', 'pnpm add', 'yarn install', 'yarn add', 'pip install', 'pip3 install', 'pip3.* install', 'uv pip install',
+    'fdisk', 'sfdisk', 'sgdisk', 'parted', 'systemctl isolate', 'systemctl rescue', 'systemctl emergency',
   ],
 } as const;
 
