@@ -80,7 +80,7 @@ interface WrapperSpec {
   /** Short / long options whose value is the folder the command runs in (`env -C`, `sudo --chdir`). */
   chdirShort?: string;
   chdirLong?: readonly string[];
-  /** The folder the command runs in when no option says otherwise (`chroot` → `/`, `systemd-run` → `/`). */
+  /** The folder the command runs in when no option says otherwise (`chroot` → `/`; `systemd-run`: {@link systemdRunDirectory}). */
   implicitChdir?: string;
   /** Short / long options that start a login shell, in the target user's home folder (`su -l`, `sudo -i`). */
   loginShort?: string;
@@ -148,7 +148,6 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     envShort: 'E',
     envLong: ['setenv'],
     chdirLong: ['working-directory'],
-    implicitChdir: '/',
   },
   flock: { shortWithValue: 'wEc', longWithValue: ['timeout', 'wait', 'conflict-exit-code', 'command'], scriptShort: 'c', scriptLong: ['command'], leadingPositionals: 1 },
   script: {
@@ -306,7 +305,6 @@ function innerCommand(words: ShellWord[], spec: WrapperSpec, out: Unwrapped): In
   let endOfOptions = false;
   const chdirsBefore = out.chdirs.length;
   let login = false;
-  let sameDir = false;
   const takeValue = (w: ShellWord, kind: 'script' | 'env' | 'split' | 'chdir'): void => {
     if (kind === 'chdir') out.chdirs.push(w);
     else if (kind === 'split') splitString = w.text;
@@ -336,9 +334,6 @@ function innerCommand(words: ShellWord[], spec: WrapperSpec, out: Unwrapped): In
       const eq = t.indexOf('=');
       const long = eq >= 0 ? t.slice(2, eq) : t.slice(2);
       if (spec.loginLong?.includes(long)) login = true;
-      if (name === 'systemd-run' && (long === 'same-dir' || long === 'user')) sameDir ||= long === 'same-dir';
-      if (name === 'systemd-run' && long === 'property' && eq < 0 && /^WorkingDirectory=/.test(words[i + 1]?.text ?? '')) out.chdirs.push({ ...words[i + 1]!, text: words[i + 1]!.text.slice('WorkingDirectory='.length) });
-      if (name === 'systemd-run' && long === 'property' && eq >= 0 && /^WorkingDirectory=/.test(t.slice(eq + 1))) out.chdirs.push({ ...w, text: t.slice(eq + 1 + 'WorkingDirectory='.length) });
       const kind = long === 'split-string' && name === 'env' ? 'split' : spec.scriptLong?.includes(long) ? 'script' : spec.envLong?.includes(long) ? 'env' : spec.chdirLong?.includes(long) ? 'chdir' : null;
       if (spec.execLong?.includes(long)) joinScript = false;
       if (eq < 0 && longWithValue.includes(long)) {
@@ -352,11 +347,6 @@ function innerCommand(words: ShellWord[], spec: WrapperSpec, out: Unwrapped): In
       for (let j = 1; j < t.length; j++) {
         const letter = t[j]!;
         if (spec.loginShort?.includes(letter)) login = true;
-        if (name === 'systemd-run' && letter === 'd') sameDir = true;
-        if (name === 'systemd-run' && letter === 'p') {
-          const v = j + 1 < t.length ? t.slice(j + 1) : words[i + 1]?.text ?? '';
-          if (/^WorkingDirectory=/.test(v)) out.chdirs.push({ ...w, text: v.slice('WorkingDirectory='.length) });
-        }
         if (spec.noCommandFlags?.includes(letter)) return 'none';
         if (spec.shellFlags?.includes(letter)) shellMode = true;
         if (spec.innerFlag?.includes(letter)) noInner = false;
@@ -409,11 +399,8 @@ function innerCommand(words: ShellWord[], spec: WrapperSpec, out: Unwrapped): In
   if (out.chdirs.length === chdirsBefore) {
     // No option said where: a login shell starts in the target user's home (only known at run
     // time); chroot and system units start in `/`.
-    if (login) out.chdirs.push({ text: '~', dynamic: true, glob: false, source: `${name} login shell` });
-    else if (spec.implicitChdir && !sameDir) {
-      const userUnit = name === 'systemd-run' && words.some((x) => x.text === '--user');
-      out.chdirs.push(userUnit ? { text: '~', dynamic: true, glob: false, source: 'systemd-run --user' } : literalWord(spec.implicitChdir));
-    }
+    const where = login ? { text: '~', dynamic: true, glob: false, source: `${name} login shell` } : name === 'systemd-run' ? systemdRunDirectory(words) : spec.implicitChdir ? literalWord(spec.implicitChdir) : null;
+    if (where) out.chdirs.push(where);
   }
   const rest = noInner ? [] : words.slice(i);
   if (splitString !== null) return { words: [], script: [splitString, ...rest.map((w) => w.text)].join(' ') };
@@ -445,6 +432,28 @@ function atJob(name: string, words: ShellWord[], cmd: SimpleCommand, openArgs: b
     return;
   }
   out.unjudgeable = `${name} runs commands read from its input or a file later, which are only known at run time`;
+}
+
+/**
+ * Where `systemd-run` runs its command when `--working-directory` is not given: the folder of
+ * `-p WorkingDirectory=DIR`; the caller's with `-d`/`--same-dir` (null: no change); a home folder
+ * known only at run time for a `--user` unit; else `/` (a system unit).
+ */
+function systemdRunDirectory(words: ShellWord[]): ShellWord | null {
+  const spec = WRAPPERS['systemd-run']!;
+  let user = false;
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i]!;
+    const t = w.text;
+    if (t === '--' || !t.startsWith('-')) break;
+    if (t === '-d' || t === '--same-dir') return null;
+    if (t === '--user') user = true;
+    const property = t === '-p' || t === '--property' ? words[i + 1]?.text : t.startsWith('--property=') ? t.slice(11) : t.startsWith('-p') ? t.slice(2) : undefined;
+    if (property !== undefined && /^WorkingDirectory=/.test(property)) return { ...w, text: property.slice('WorkingDirectory='.length).replace(/^-/, '') };
+    // Skip an option's value given as the next word (`-p MemoryMax=1G`, `--unit NAME`).
+    if ((t.length === 2 && spec.shortWithValue?.includes(t[1]!)) || (t.startsWith('--') && !t.includes('=') && spec.longWithValue?.includes(t.slice(2)))) i++;
+  }
+  return user ? { text: '~', dynamic: true, glob: false, source: 'systemd-run --user' } : literalWord('/');
 }
 
 /** The replace string of `xargs -I R`, `-IR`, `-i[R]`, `--replace[=R]` (default `{}`), or null. */
