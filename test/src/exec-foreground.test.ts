@@ -4,16 +4,16 @@ import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { pollUntil, TestHome } from './_harness/home.js';
-import { startExecSession, type toolCaller } from './_harness/tools.js';
+import { startExecSession, type ExecSession } from './_harness/tools.js';
 
 describe('execute in the session terminal (issue 5)', () => {
   const h = new TestHome();
-  let call: ReturnType<typeof toolCaller>;
+  let call: ExecSession['call'];
   let rs: string;
-  const run = (args: Record<string, unknown>) => call('execute', { remote_session_id: rs, ...args });
+  let run: ExecSession['run'];
 
   before(async () => {
-    ({ call, rs } = await startExecSession(h));
+    ({ call, rs, run } = await startExecSession(h));
   });
   after(() => h.cleanup());
 

@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { TestHome } from './_harness/home.js';
-import { startExecSession, type toolCaller } from './_harness/tools.js';
+import { startExecSession, type ExecSession } from './_harness/tools.js';
 
 describe('a command longer than any client timeout (issue 5, field failure #3)', () => {
   const h = new TestHome();
-  let call: ReturnType<typeof toolCaller>;
+  let call: ExecSession['call'];
   let rs: string;
-  const run = (args: Record<string, unknown>) => call('execute', { remote_session_id: rs, ...args });
+  let run: ExecSession['run'];
 
   before(async () => {
-    ({ call, rs } = await startExecSession(h));
+    ({ call, rs, run } = await startExecSession(h));
   });
   after(() => h.cleanup());
 

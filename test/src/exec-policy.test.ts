@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { DEFAULT_COMMAND_RULES } from '@holdfast/shared/config';
 import { pollUntil, TestHome } from './_harness/home.js';
-import { startExecSession, type toolCaller } from './_harness/tools.js';
+import { startExecSession, type ExecSession } from './_harness/tools.js';
 
 const GIT_ENV = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@x' };
 
@@ -19,9 +19,9 @@ describe('the command policy as execute applies it (issue 5)', () => {
       },
     },
   });
-  let call: ReturnType<typeof toolCaller>;
+  let call: ExecSession['call'];
   let rs: string;
-  const run = (args: Record<string, unknown>) => call('execute', { remote_session_id: rs, ...args });
+  let run: ExecSession['run'];
   const ws = (p: string) => join(h.workspace, p);
   const audit = (): { event: string; [k: string]: unknown }[] =>
     readFileSync(h.layout.auditLog, 'utf8')
@@ -30,7 +30,7 @@ describe('the command policy as execute applies it (issue 5)', () => {
       .map((l) => JSON.parse(l) as { event: string });
 
   before(async () => {
-    ({ call, rs } = await startExecSession(h));
+    ({ call, rs, run } = await startExecSession(h));
   });
   after(() => h.cleanup());
 

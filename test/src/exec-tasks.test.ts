@@ -3,15 +3,15 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { REPO_ROOT, TestHome } from './_harness/home.js';
-import { startExecSession, type toolCaller } from './_harness/tools.js';
+import { startExecSession, type ExecSession } from './_harness/tools.js';
 
 const TSC = join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 
 describe('project tasks and diagnostics (issue 5)', () => {
   const h = new TestHome();
-  let call: ReturnType<typeof toolCaller>;
+  let call: ExecSession['call'];
   let rs: string;
-  const run = (args: Record<string, unknown>) => call('execute', { remote_session_id: rs, ...args });
+  let run: ExecSession['run'];
 
   before(async () => {
     const ws = (p: string, text: string) => writeFileSync(join(h.workspace, p), text);
@@ -20,7 +20,7 @@ describe('project tasks and diagnostics (issue 5)', () => {
     ws('Makefile', 'broken:\n\tgcc -fdiagnostics-color=never -c broken.c -o /dev/null\n');
     ws('broken.c', 'int main(void) { return 0 }\n');
     ws('.holdfast.yaml', 'tasks:\n  greet:\n    command: echo hi from holdfast.yaml\n');
-    ({ call, rs } = await startExecSession(h));
+    ({ call, rs, run } = await startExecSession(h));
   });
   after(() => h.cleanup());
 
