@@ -152,28 +152,6 @@ export function changeDir(dirs: Dirs, target: string): Dirs {
   return { known, asWritten: dirs.asWritten, unknown: dirs.unknown };
 }
 
-/**
- * The absolute paths a path argument may name where it runs: `paths` (one per known folder, or
- * one for an absolute path), `unknown` when it is relative and the folder is only known at run time.
- */
-export function placePath(text: string, dirs: Dirs): { paths: string[]; unknown: boolean } {
-  if (text.startsWith('/') || text.startsWith('~')) {
-    const p = canonicalPath(text, null);
-    return { paths: p === null ? [] : [p], unknown: false };
-  }
-  if (text === '') return { paths: [], unknown: false };
-  if (dirs.known.length === 1) {
-    const p = canonicalPath(text, dirs.known[0]!);
-    return { paths: p === null ? [] : [p], unknown: dirs.unknown };
-  }
-  const paths: string[] = [];
-  for (const k of dirs.known) {
-    const p = canonicalPath(text, k);
-    if (p !== null && !paths.includes(p)) paths.push(p);
-  }
-  return { paths, unknown: dirs.unknown };
-}
-
 /** `~NAME` or `~NAME/` of any user: a home folder even when the policy cannot place it. */
 export function isBareTildeUser(text: string): boolean {
   return /^~[^/]*\/?$/.test(text);
@@ -194,27 +172,6 @@ export function protectedPath(abs: string): string | null {
   if (parent === '/home' || parent === '/Users') return `${abs}, a home folder`;
   if (ONE_LEVEL_BELOW.has(parent)) return `${abs}, a system folder`;
   return null;
-}
-
-/**
- * Why a folder holds a protected path at or below it (`/`, `/usr`, `/home`, the home folder and
- * every folder above it), or null: everything below it is in reach of `find START -delete`.
- */
-export function holdsProtected(abs: string): string | null {
-  const own = protectedPath(abs);
-  if (own) return own;
-  if (ONE_LEVEL_BELOW.has(abs)) return `${abs}, which holds system folders`;
-  const h = homeInfo();
-  for (const home of [h.home, ...h.others]) if (home.startsWith(`${abs}/`)) return `${abs}, which holds the home folder`;
-  return null;
-}
-
-/**
- * Firmware variables (`/sys/firmware/efi/efivars`): removing or overwriting them can leave a
- * machine unable to boot. True for the folder and everything below it.
- */
-export function isFirmwareVariable(abs: string): boolean {
-  return abs === '/sys/firmware/efi/efivars' || abs.startsWith('/sys/firmware/efi/efivars/') || abs === '/sys/firmware/efi/vars' || abs.startsWith('/sys/firmware/efi/vars/');
 }
 
 /** Concrete protected paths a glob is tried against (plus the home folder and its parent). */

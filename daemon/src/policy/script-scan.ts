@@ -448,11 +448,7 @@ function simpleCommand(cmd: ShNode, chain: ShNode[], piped: boolean, src: Source
   const assigns: Assignment[] = [];
   if (nodeType(cmd) === 'CallExpr') {
     for (const a of items(cmd.Assigns)) assigns.push(assignment(a, src));
-    for (const w of items(cmd.Args)) {
-      const ws = resolveWords(w, src);
-      if (ws.length === 1) words.push(ws[0]!);
-      else words.push(...ws);
-    }
+    for (const w of items(cmd.Args)) words.push(...resolveWords(w, src));
     // `time -- cmd`, `time -p -- cmd`: bash's time keyword takes `--` before the command.
     if (timed && words[0] && !words[0].dynamic && words[0].text === '--' && words[0].source === '--') words.shift();
   } else {

@@ -184,21 +184,6 @@ export interface ShellWord {
   dynamic: boolean;
   glob: boolean;
   source: string;
-  /**
-   * `find`'s `{}` in a `-exec`/`-execdir`/`-ok` command: one path at or below find's start points
-   * (never an option). Judged against those start points (builtins.ts, rules.ts).
-   */
-  under?: FindPaths;
-}
-
-/** What a `find … -exec CMD {} ;` placeholder can stand for. */
-export interface FindPaths {
-  /** find's start points (`.` when none is given). */
-  starts: readonly ShellWord[];
-  /** A test narrows what is selected (`-name '*.o'`, `-newer x`…): not every path below the starts. */
-  narrowed: boolean;
-  /** The `-name`/`-iname`/`-path`/`-ipath`/`-regex` patterns given (empty = none). */
-  names: readonly string[];
 }
 
 /**
