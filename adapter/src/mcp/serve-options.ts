@@ -188,7 +188,7 @@ export function resolveServe(flags: ServeFlags, config: HoldfastConfig, layout: 
     if (allowQueryToken) warnings.push('WARNING: --allow-query-token: ?token= is accepted; query strings end up in proxy logs and shell history.');
   }
   if (authMode === 'oauth' || authMode === 'dual') {
-    oauth = resolveOAuth(flags, config, auth, defaultTools, warnings);
+    oauth = resolveOAuth(flags, config, auth, defaultTools, warnings, loopback);
     // The public host the proxy forwards must pass the Host check.
     if (oauth.serverUrl !== null) allowedHosts.push(new URL(oauth.serverUrl).host);
   }
@@ -211,11 +211,12 @@ const CONSENT_PROFILES = ['read-only', 'coding', 'terminal', 'full'] as const;
 
 /**
  * The OAuth settings of `oauth`/`dual` (issue 14, docs/oauth.md). `server_url` must be an origin
- * (no path, query or fragment), `https:` unless its host is loopback. The tool sets the owner can
+ * (no path, query or fragment), `https:` unless its host is loopback; without it the issuer is the
+ * loopback listen address, so a non-loopback bind needs it. The tool sets the owner can
  * pick at consent: the profiles, then each token principal's set ("same tools as principal X").
  * @throws HoldfastError BAD_REQUEST for a server_url that is not an https origin.
  */
-function resolveOAuth(flags: ServeFlags, config: HoldfastConfig, auth: HttpServeConfig['auth'], defaultTools: readonly string[], warnings: string[]): OAuthServeOptions {
+function resolveOAuth(flags: ServeFlags, config: HoldfastConfig, auth: HttpServeConfig['auth'], defaultTools: readonly string[], warnings: string[], loopbackBind: boolean): OAuthServeOptions {
   const o = config.auth.oauth;
   const raw = flags.oauthServerUrl ?? o.server_url;
   let serverUrl: string | null = null;
@@ -235,6 +236,9 @@ function resolveOAuth(flags: ServeFlags, config: HoldfastConfig, auth: HttpServe
     serverUrl = u.origin;
   }
   const trustProxyHeaders = flags.trustProxyHeaders ?? o.trust_proxy_headers;
+  if (serverUrl === null && !loopbackBind) {
+    throw new HoldfastError('BAD_REQUEST', 'OAuth on a non-loopback bind needs auth.oauth.server_url (--oauth-server-url): the https:// origin clients reach this server at');
+  }
   if (serverUrl === null) {
     warnings.push('auth.oauth.server_url is not set: OAuth metadata names the loopback address, so only clients on this machine can sign in. Set it to your public https:// URL (docs/oauth.md).');
   }
