@@ -93,6 +93,10 @@ describe('OAuth refusals', () => {
     assert.match(challenge, /^Bearer /);
     assert.ok(challenge.includes(`resource_metadata="${origin(oauth)}/.well-known/oauth-protected-resource/mcp"`), challenge);
     assert.ok(challenge.includes('scope="mcp"'), challenge);
+    assert.doesNotMatch(challenge, /error=/, 'RFC 6750 §3.1: no error code without credentials');
+    const garbage = await mcpList(oauth, 'not-a-token');
+    assert.equal(garbage.status, 401);
+    assert.match(String(garbage.headers['www-authenticate']), /error="invalid_token".*resource_metadata=/);
     for (const path of ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource']) {
       const prm = JSON.parse((await rawRequest(`${origin(oauth)}${path}`, { method: 'GET' })).body) as { resource: string; authorization_servers: string[]; scopes_supported: string[] };
       assert.equal(prm.resource, oauth.url);

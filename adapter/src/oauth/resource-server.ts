@@ -76,6 +76,10 @@ export class ResourceServer {
 
   /** Checks the `Authorization` header of a request to `/mcp`. */
   async authenticate(authorization: string | undefined): Promise<ResourceOutcome> {
+    if (authorization === undefined || authorization === '') {
+      // RFC 6750 §3.1: no error code when the request carried no credentials at all.
+      return { ok: false, status: 401, wwwAuthenticate: `Bearer resource_metadata="${this.metadataUrl}", scope="${this.settings.scope}"`, error: 'invalid_request', description: 'an access token is required' };
+    }
     const options = {
       verifier: { verifyAccessToken: (token: string) => this.verifyAccessToken(token) },
       requiredScopes: [this.settings.scope],
