@@ -26,7 +26,7 @@ describe('session roles between principals', () => {
   let task = '';
 
   before(async () => {
-    await h.startDaemon();
+    await h.startDaemon({ XDG_DATA_HOME: join(h.home, 'xdg') });
     writeFileSync(join(h.home, 'alice.token'), ALICE + '\n', { mode: 0o600 });
     writeFileSync(join(h.home, 'bob.token'), BOB + '\n', { mode: 0o600 });
     writeFileSync(join(h.home, 'principals.yaml'), 'principals:\n  - name: alice\n    token_file: alice.token\n  - name: bob\n    token_file: bob.token\n');
@@ -103,7 +103,7 @@ describe('session roles between principals', () => {
     }
   });
 
-  it('an approver confirms A’s pending git push and it runs once; an editor may not', async () => {
+  it('an approver confirms A’s pending git push (and move) and it runs once; an editor may not', async () => {
     const command = 'git push --dry-run 2>/dev/null; echo pushed >> .pushes';
     const asked = await callTool(alice, 'execute', { remote_session_id: rs, command });
     assert.equal(asked.env.status, 'waiting_confirmation', JSON.stringify(asked.env));
@@ -112,7 +112,14 @@ describe('session roles between principals', () => {
     assert.equal((await run(bob, rs, 'true')).exitCode, 0, 'an editor executes');
     const byEditor = await callTool(bob, 'execute', confirm.arguments);
     assert.equal(byEditor.env.error?.code, 'ROLE_REQUIRED', JSON.stringify(byEditor.env));
+    // Likewise a move A prepared: an editor may not submit it.
+    writeFileSync(join(h.workspace, 'old.log'), 'x');
+    const move = await callTool(alice, 'move_out', { action: 'prepare', remote_session_id: rs, purpose: 'tidy', targets: [{ path: 'old.log', kind: 'file' }] });
+    const submit = move.env.actions.find((x) => x.arguments.action === 'submit')!.arguments;
+    assert.equal((await callTool(bob, 'move_out', submit)).env.error?.code, 'ROLE_REQUIRED');
     await callTool(alice, 'session', { action: 'grant', remote_session_id: rs, principal: 'bob', role: 'approver' });
+    const moved = await callTool(bob, 'move_out', submit);
+    assert.equal(moved.env.status, 'succeeded', JSON.stringify(moved.env.error));
     const byApprover = await callTool(bob, 'execute', confirm.arguments);
     assert.equal(byApprover.env.status, 'succeeded', JSON.stringify(byApprover.env));
     // A repeats her own confirmation: the same task, not a second run.
