@@ -167,6 +167,9 @@ export function resolveServe(flags: ServeFlags, config: HoldfastConfig, layout: 
     auth = { mode: 'open', principal: owner };
   } else if (authMode === 'oauth') {
     auth = { mode: 'oauth' };
+    if (flags.principalConfig !== undefined || flags.tokenFile !== undefined) {
+      warnings.push('WARNING: --auth oauth accepts OAuth access tokens only; --principal-config/--token-file are ignored (use --auth dual to accept static tokens too).');
+    }
   } else {
     const allowWeak = flags.allowWeakToken ?? config.auth.allow_weak_token;
     const allowQueryToken = flags.allowQueryToken ?? config.auth.allow_query_token;

@@ -2,10 +2,10 @@ import type { SessionView } from '@holdfast/shared/control';
 import { HoldfastError } from '@holdfast/shared/errors';
 import type { sessionTool } from '@holdfast/shared/tools';
 import type * as z from 'zod';
-import type { ToolContext } from './context.js';
-import { action, failure, outcome, type ToolOutcome } from './envelope.js';
 import { requireSessionAccess } from '../sessions/access.js';
 import { grantRole, handOff, revokeRole, type RoleChange } from '../sessions/roles.js';
+import type { ToolContext } from './context.js';
+import { action, failure, outcome, type ToolOutcome } from './envelope.js';
 
 type Args = z.output<typeof sessionTool.input>;
 
@@ -67,8 +67,8 @@ export async function sessionHandler(args: Args, ctx: ToolContext): Promise<Tool
     });
   }
   const verb = args.remote_session_id ? 'Resumed' : created ? 'Opened new' : 'Attached to live';
-  const role = session.principal === principal ? 'owner' : (sessions.roles.get(session.remote_session_id, principal)?.role ?? 'owner');
-  const text = `${verb} session ${session.remote_session_id} on ${session.workspace} (${session.workspace_root}), shell pid ${session.shell_pid}${role === 'owner' ? '' : `; your role: ${role}`}.`;
+  const role = sessions.roleOf(sessions.requireExisting(session.remote_session_id), principal);
+  const text = `${verb} session ${session.remote_session_id} on ${session.workspace} (${session.workspace_root}), shell pid ${session.shell_pid}${role === 'owner' || role === null ? '' : `; your role: ${role}`}.`;
   return outcome(created ? 'session.created' : 'session.attached', 'succeeded', { ...sessionData(session, ctx), role }, text, {
     context: { remote_session_id: session.remote_session_id },
     hints: { created },
