@@ -26,6 +26,7 @@ describe('OAuth refusals', () => {
   let oauth: AdapterProcess; // --auth oauth, test flag on
   let dual: AdapterProcess; // --auth dual, no test flag
   let bearer: AdapterProcess; // --auth bearer
+  let proxied: AdapterProcess; // --auth oauth behind a (simulated) TLS proxy at https://mcp.example.test
   let good: { access: string; refresh: string; clientId: string };
 
   const origin = (a: AdapterProcess): string => new URL(a.url).origin;
@@ -72,15 +73,16 @@ describe('OAuth refusals', () => {
     const set = await h.cli(['oauth', 'set-password'], { input: `${OWNER_PASSWORD}\n` });
     assert.equal(set.code, 0, set.stderr);
     const env = { NODE_EXTRA_CA_CERTS: ca.caFile };
-    [oauth, dual, bearer] = await Promise.all([
+    [oauth, dual, bearer, proxied] = await Promise.all([
       startAdapter(h, ['--auth', 'oauth', '--test-oauth-allow-private-cimd'], env),
       startAdapter(h, ['--auth', 'dual'], env),
       startAdapter(h, ['--auth', 'bearer']),
+      startAdapter(h, ['--auth', 'oauth', '--oauth-server-url', 'https://mcp.example.test', '--trust-proxy-headers']),
     ]);
     good = await signIn(oauth, await register(oauth, [REDIRECT]));
   });
   after(async () => {
-    await Promise.all([oauth, dual, bearer].map((a) => a?.kill9()));
+    await Promise.all([oauth, dual, bearer, proxied].map((a) => a?.kill9()));
     await docs.close();
     ca.remove();
     await h.cleanup();
@@ -111,6 +113,33 @@ describe('OAuth refusals', () => {
     assert.ok((as.token_endpoint_auth_methods_supported as string[]).includes('none'));
     assert.deepEqual(as.response_types_supported, ['code']);
     assert.equal((await mcpList(oauth, good.access)).status, 200);
+  });
+
+  it('behind a proxy, every URL uses server_url, whatever Host the proxy forwards', async () => {
+    for (const host of ['mcp.example.test', `127.0.0.1:${new URL(proxied.url).port}`]) {
+      const get = (path: string): Promise<RawResponse> => rawRequest(`${origin(proxied)}${path}`, { method: 'GET', headers: { host, 'x-forwarded-proto': 'https', 'x-forwarded-for': '203.0.113.9' } });
+      const as = JSON.parse((await get('/.well-known/oauth-authorization-server')).body) as { issuer: string; authorization_endpoint: string };
+      assert.equal(as.issuer, 'https://mcp.example.test');
+      assert.equal(as.authorization_endpoint, 'https://mcp.example.test/oauth/authorize');
+      assert.equal((JSON.parse((await get('/.well-known/oauth-protected-resource/mcp')).body) as { resource: string }).resource, 'https://mcp.example.test/mcp');
+      const challenge = await rawRequest(proxied.url, { headers: { host, 'content-type': 'application/json' }, body: '{}' });
+      assert.match(String(challenge.headers['www-authenticate']), /resource_metadata="https:\/\/mcp\.example\.test\/\.well-known\/oauth-protected-resource\/mcp"/);
+    }
+    const clientId = (JSON.parse(
+      (
+        await rawRequest(`${origin(proxied)}/oauth/register`, {
+          headers: { host: 'mcp.example.test', 'content-type': 'application/json' },
+          body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', application_type: 'native' }),
+        })
+      ).body,
+    ) as { client_id: string }).client_id;
+    const { challenge } = pkcePair();
+    const start = await rawRequest(authorizeUrl(proxied, { client_id: clientId, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: 'S256' }), { method: 'GET', headers: { host: 'mcp.example.test' } });
+    assert.equal(start.status, 303);
+    assert.match(String(start.headers.location), /^\/oauth\/consent\//);
+    assert.ok((start.headers['set-cookie'] ?? []).every((c) => /; secure/i.test(c)), 'cookies are Secure: the public origin is https');
+    // The public host is let in without --allowed-host; any other is not.
+    assert.equal((await rawRequest(`${origin(proxied)}/.well-known/oauth-authorization-server`, { method: 'GET', headers: { host: 'evil.example' } })).status, 403);
   });
 
   it('refuses tokens for another audience, expired, signed by another key, and without the scope', async () => {

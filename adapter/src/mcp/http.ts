@@ -46,7 +46,7 @@ export interface HttpServeConfig {
  * OAuth settings before the listen address is known: without `serverUrl` the issuer is the
  * loopback URL the server ends up listening on (`http://127.0.0.1:PORT`).
  */
-export type OAuthServeOptions = Omit<OAuthSettings, 'issuer' | 'resource'> & { serverUrl: string | null };
+export type OAuthServeOptions = Omit<OAuthSettings, 'issuer' | 'resource' | 'pinOrigin'> & { serverUrl: string | null };
 
 /** A listening MCP HTTP server. */
 export interface RunningHttpServer {
@@ -275,7 +275,7 @@ export async function startHttpServer(
       const { serverUrl: _s, ...rest } = cfg.oauth;
       // Loaded only here: oidc-provider is not needed (nor its start-up notices printed) without OAuth.
       const { OAuthFront } = await import('../oauth/front.js');
-      front = await OAuthFront.start({ ...rest, issuer, resource: `${issuer}${HttpConstants.MCP_PATH}` }, oauthDeps.backend, log);
+      front = await OAuthFront.start({ ...rest, issuer, resource: `${issuer}${HttpConstants.MCP_PATH}`, pinOrigin: cfg.oauth.serverUrl !== null }, oauthDeps.backend, log);
       oauthDeps.onFront?.(front);
     }
     authenticator = requestAuthenticator(cfg.auth, front);

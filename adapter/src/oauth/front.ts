@@ -91,6 +91,7 @@ export class OAuthFront {
       const uid = path.slice(OAuthRoutes.consentPrefix.length);
       return this.consent.handle(req, res, uid, source);
     }
+    this.pinRequest(req);
     if (path === AS_METADATA) {
       // RFC 8414 metadata is the same document as oidc-provider's OpenID discovery one.
       req.url = `${OIDC_METADATA}${search}`;
@@ -98,6 +99,21 @@ export class OAuthFront {
       req.url = `${path}${withDefaultScope(search, this.settings.scope)}`;
     }
     await this.handler(req, res);
+  }
+
+  /**
+   * What oidc-provider reads the request's scheme and host from: with a configured server_url,
+   * that origin (URLs it builds — the resume step of an authorization, its cookies' `Secure` —
+   * must match the issuer even when the proxy forwards `Host: 127.0.0.1`); the client address
+   * only from a trusted proxy.
+   */
+  private pinRequest(req: IncomingMessage): void {
+    if (this.settings.pinOrigin) {
+      const u = new URL(this.settings.issuer);
+      req.headers['x-forwarded-proto'] = u.protocol.slice(0, -1);
+      req.headers['x-forwarded-host'] = u.host;
+    }
+    if (!this.settings.trustProxyHeaders) delete req.headers['x-forwarded-for'];
   }
 
   private async refreshKeys(force = false): Promise<boolean> {

@@ -124,7 +124,8 @@ export function createProvider(settings: OAuthSettings, keys: readonly Record<st
     },
   };
   const provider = new Provider(settings.issuer, config);
-  provider.proxy = settings.trustProxyHeaders;
+  // Pinned to server_url, the scheme and host are set by OAuthFront.handle; else from the proxy when trusted.
+  provider.proxy = settings.pinOrigin || settings.trustProxyHeaders;
   // Exact redirect URI matching (OAuth 2.1 §4.1.3): no loopback port variation (RFC 8252 §7.3 allows it; we do not).
   const proto = provider.Client.prototype as unknown as { redirectUriAllowed(value: string): boolean; redirectUris: string[] };
   proto.redirectUriAllowed = function redirectUriAllowed(this: { redirectUris: string[] }, value: string): boolean {

@@ -11,8 +11,13 @@ export interface OAuthSettings {
   scope: string;
   accessTokenTtlS: number;
   refreshTokenTtlS: number;
-  /** Take scheme, host and client address from `X-Forwarded-*`. */
+  /** Take the client address from `X-Forwarded-For` (and, without a configured server_url, scheme and host from `X-Forwarded-Proto`/`-Host`). */
   trustProxyHeaders: boolean;
+  /**
+   * The issuer is a configured public origin (`server_url`): every URL the authorization server
+   * builds uses its scheme and host, whatever `Host` the proxy forwarded.
+   */
+  pinOrigin: boolean;
   /** Test-only: fetch client id metadata documents from private and loopback addresses. */
   allowPrivateCimd: boolean;
   /** The tool sets the owner can pick at consent (`profile:<name>`, `principal:<name>`), first = preselected. */

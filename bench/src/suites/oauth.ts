@@ -64,7 +64,7 @@ export async function oauthSuite(): Promise<void> {
     closers.push(() => new Promise<void>((r) => server.close(() => r())));
     const baseIssuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const front = await OAuthFront.start(
-      { issuer: baseIssuer, resource: `${baseIssuer}/mcp`, scope: 'mcp', accessTokenTtlS: 3600, refreshTokenTtlS: 86400, trustProxyHeaders: false, allowPrivateCimd: false, toolChoices: [{ value: 'profile:coding', label: 'coding', tools: ['execute'] }] },
+      { issuer: baseIssuer, resource: `${baseIssuer}/mcp`, scope: 'mcp', accessTokenTtlS: 3600, refreshTokenTtlS: 86400, trustProxyHeaders: false, pinOrigin: false, allowPrivateCimd: false, toolChoices: [{ value: 'profile:coding', label: 'coding', tools: ['execute'] }] },
       base,
       () => undefined,
     );

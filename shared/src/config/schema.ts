@@ -25,7 +25,7 @@ export const OAuthConfig = z.object({
    * it. Default: the loopback listen address (`http://127.0.0.1:PORT`), for local clients only.
    */
   server_url: z.string().url().optional(),
-  /** Trust `X-Forwarded-Proto`/`-Host`/`-For` from the proxy in front (scheme, host, client address). */
+  /** Trust the proxy's `X-Forwarded-For` for the client address (and, without server_url, `-Proto`/`-Host` for scheme and host). */
   trust_proxy_headers: z.boolean().default(false),
   /** Scope an access token needs for `/mcp`, and the scope given when a client asks for none. */
   scope: z.string().regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'one OAuth scope token').default('mcp'),

@@ -109,7 +109,7 @@ export const registerServe: RegisterCommand = (program: Command) => {
     .addOption(new Option('--session-affinity <mode>', 'how session(action=open) picks a session').choices(['workspace', 'conversation', 'thread']))
     .addOption(new Option('--auth <mode>', 'bearer (default), oauth, dual (bearer or oauth), or open (no token; loopback only, for testing)').choices(['bearer', 'oauth', 'dual', 'open']))
     .option('--oauth-server-url <url>', 'public https origin OAuth clients are given (auth.oauth.server_url)')
-    .option('--trust-proxy-headers', 'take scheme, host and client address from X-Forwarded-* (behind a reverse proxy)')
+    .option('--trust-proxy-headers', 'behind a reverse proxy: take the client address (and, without a server URL, scheme and host) from X-Forwarded-*')
     .addOption(new Option('--test-oauth-allow-private-cimd', 'tests only: fetch client metadata documents from private/loopback addresses').hideHelp())
     .option('--register-cwd', 'register the current directory as a workspace (its folder name) first')
     .action(async (flags: ServeFlags) => {
