@@ -213,6 +213,19 @@ describe('OAuth refusals', () => {
       assert.match(refused.body, /invalid_client/);
     }
     await pollUntil('the adapter to log why', () => /private or special-use address \(127\.0\.0\.1/.test(dual.stderr));
+    // A document over the size cap (5 KiB) is refused.
+    const big = `${docs.origin}/big.json`;
+    documents.set('/big.json', { client_id: big, client_name: 'x'.repeat(6000), redirect_uris: [REDIRECT] });
+    const tooBig = await rawRequest(authorizeUrl(oauth, { client_id: big, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: 'S256' }), { method: 'GET' });
+    assert.equal(tooBig.status, 400);
+    assert.match(tooBig.body, /invalid_client/);
+    // Documents are cached by their Cache-Control (max-age=60 here): a change is not seen at once.
+    const cached = `${docs.origin}/cached.json`;
+    documents.set('/cached.json', { client_id: cached, client_name: 'Cached', redirect_uris: [REDIRECT], application_type: 'native' });
+    const authorizeCached = () => rawRequest(authorizeUrl(oauth, { client_id: cached, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: 'S256' }), { method: 'GET' });
+    assert.equal((await authorizeCached()).status, 303);
+    documents.set('/cached.json', { client_id: cached, client_name: 'Cached', redirect_uris: ['http://127.0.0.1:4/moved'], application_type: 'native' });
+    assert.equal((await authorizeCached()).status, 303, 'the cached document still names the old redirect URI');
   });
 
   it('dual accepts the static token and an OAuth token; bearer serves no OAuth routes', async () => {
