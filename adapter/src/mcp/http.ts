@@ -70,8 +70,9 @@ function timeoutReason(ms: number): Error {
 
 /**
  * Starts the HTTP server. In modes `oauth` and `dual` it also serves holdfast's authorization
- * server under `/oauth/` and `/.well-known/` (issue 14), backed by `oauthBackend` (the daemon),
- * and hands the front to `onOAuthFront` (so daemon events reach it).
+ * server under `/oauth/` and `/.well-known/` (issue 14; after the Host check, in the source's
+ * unauthenticated rate bucket), backed by `oauthDeps.backend` (the daemon), and hands the front to
+ * `oauthDeps.onFront` (so daemon events reach it).
  */
 export async function startHttpServer(
   cfg: HttpServeConfig,
