@@ -1,3 +1,4 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { OAuthFront } from '@holdfast/adapter/oauth';
@@ -82,6 +83,20 @@ export async function oauthSuite(): Promise<void> {
     report({ suite: S, measure: 'authorize → consent (one-time code) → code', value: `p50 ${fmtMs(median(c1))} p99 ${fmtMs(percentile(c1, 99))}`, baseline: `memory storage p50 ${fmtMs(median(c0))}`, ratio: ratio(median(c1), median(c0)), note: '4 HTTP round trips' });
     report({ suite: S, measure: 'token exchange (code → JWT + refresh token)', value: `p50 ${fmtMs(median(t1))} p99 ${fmtMs(percentile(t1, 99))}`, baseline: `memory storage p50 ${fmtMs(median(t0))}`, ratio: ratio(median(t1), median(t0)) });
 
+    // The token check alone, in process (no HTTP noise): RS256 JWT + claims + cached approval vs
+    // what a static token costs (SHA-256 and a constant-time compare).
+    const baseToken = theirs[theirs.length - 1]!.access;
+    const header = `Bearer ${baseToken}`;
+    const staticToken = randomBytes(32).toString('base64url');
+    const staticDigest = createHash('sha256').update(staticToken).digest();
+    const jwtCheck = await sample(2000, async () => {
+      const r = await front.authenticate(header);
+      if (!r.ok) throw new Error(r.description);
+    });
+    const staticCheck = await sample(2000, () => Promise.resolve(timingSafeEqual(createHash('sha256').update(staticToken).digest(), staticDigest)));
+    const us = (v: number): string => `${(v * 1000).toFixed(1)} µs`;
+    report({ suite: S, measure: 'token check alone (in process), OAuth JWT', value: `p50 ${us(median(jwtCheck))} p99 ${us(percentile(jwtCheck, 99))}`, baseline: `static token p50 ${us(median(staticCheck))}`, ratio: ratio(median(jwtCheck), median(staticCheck)) });
+
     // execute true: OAuth JWT vs static bearer, same adapter, same run.
     const access = ours[ours.length - 1]!.access;
     const jwtClient = await httpClient(adapter.url, access, { pin: '2026-07-28' });
@@ -92,9 +107,9 @@ export async function oauthSuite(): Promise<void> {
     const jwtMs: number[] = [];
     const staticMs: number[] = [];
     // Interleaved, so drift of the machine hits both alike.
-    for (let round = 0; round < 4; round++) {
-      staticMs.push(...(await sample(50, () => callTool(staticClient, 'execute', { remote_session_id: sid, command: 'true' }), round === 0 ? 20 : 0)));
-      jwtMs.push(...(await sample(50, () => callTool(jwtClient, 'execute', { remote_session_id: jid, command: 'true' }), round === 0 ? 20 : 0)));
+    for (let round = 0; round < 8; round++) {
+      staticMs.push(...(await sample(25, () => callTool(staticClient, 'execute', { remote_session_id: sid, command: 'true' }), round === 0 ? 20 : 0)));
+      jwtMs.push(...(await sample(25, () => callTool(jwtClient, 'execute', { remote_session_id: jid, command: 'true' }), round === 0 ? 20 : 0)));
     }
     report({ suite: S, measure: 'execute `true` over HTTP, OAuth JWT', value: `p50 ${fmtMs(median(jwtMs))} p99 ${fmtMs(percentile(jwtMs, 99))}`, baseline: `static bearer p50 ${fmtMs(median(staticMs))}`, ratio: ratio(median(jwtMs), median(staticMs)), note: 'token verification cost' });
   } finally {
