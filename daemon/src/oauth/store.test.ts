@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { openDatabase } from '../store/db.js';
 import { principalNameFor } from './principals.js';
-import { OAuthStore } from './store.js';
+import { OAuthStore, UNAPPROVED_CLIENT_TTL_MS } from './store.js';
 
 describe('OAuth storage (issue 14)', () => {
   const store = new OAuthStore(openDatabase(':memory:'));
@@ -25,6 +25,19 @@ describe('OAuth storage (issue 14)', () => {
     assert.equal(store.find('RefreshToken', 'r2', now), null);
     assert.ok(store.find('Grant', 'g1', now), 'the grant row itself is destroyed separately');
     assert.equal(store.destroy('Grant', 'g1'), true);
+  });
+
+  it('forgets dynamically registered clients nobody approved within a week', () => {
+    const db = openDatabase(':memory:');
+    const s = new OAuthStore(db);
+    const t0 = Date.now() - UNAPPROVED_CLIENT_TTL_MS - 1000;
+    s.upsert('Client', 'stale', { client_id: 'stale' }, undefined, t0);
+    s.upsert('Client', 'kept', { client_id: 'kept' }, undefined, t0);
+    db.prepare("INSERT INTO oauth_principals (client_id, principal, tools, tool_set, approved_at, approved_by) VALUES ('kept', 'oauth:kept-000000', '[]', 'profile:read-only', 0, 'code')").run();
+    s.upsert('Client', 'fresh', { client_id: 'fresh' }, undefined);
+    assert.equal(s.find('Client', 'stale'), null);
+    assert.ok(s.find('Client', 'kept'));
+    assert.ok(s.find('Client', 'fresh'));
   });
 
   it('names client principals oauth:<name>-<hash>', () => {

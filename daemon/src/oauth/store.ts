@@ -24,6 +24,11 @@ interface RawRow {
 
 /** Expired rows are swept at most this often, ms. */
 const SWEEP_INTERVAL_MS = 60_000;
+/**
+ * A dynamically registered client the owner never approved is forgotten after this long, ms:
+ * registration is open to anyone who reaches the server, so unapproved ones must not pile up.
+ */
+export const UNAPPROVED_CLIENT_TTL_MS = 7 * 86_400_000;
 
 /**
  * The storage behind oidc-provider's adapter interface (issue 14; oidc-provider docs "adapter"):
@@ -31,6 +36,8 @@ const SWEEP_INTERVAL_MS = 60_000;
  * up by — `grantId` (every token of a grant goes when the grant is revoked) and a Session's `uid`.
  * An expired row reads as absent and is swept; a consumed one reads back with `consumed` (epoch
  * seconds), which is how oidc-provider refuses a second use of a code or a rotated refresh token.
+ * Registered clients never expire, except ones the owner did not approve within
+ * {@link UNAPPROVED_CLIENT_TTL_MS}.
  */
 export class OAuthStore {
   private lastSweep = 0;
@@ -54,7 +61,10 @@ export class OAuthStore {
     this.consumeStmt = db.prepare('UPDATE oauth_store SET consumed_at = ? WHERE model = ? AND id = ?');
     this.destroyStmt = db.prepare('DELETE FROM oauth_store WHERE model = ? AND id = ?');
     this.byGrantStmt = db.prepare("DELETE FROM oauth_store WHERE grant_id = ? AND model <> 'Grant'");
-    this.sweepStmt = db.prepare('DELETE FROM oauth_store WHERE expires_at IS NOT NULL AND expires_at <= ?');
+    this.sweepStmt = db.prepare(
+      `DELETE FROM oauth_store WHERE (expires_at IS NOT NULL AND expires_at <= @now)
+         OR (model = 'Client' AND created_at <= @stale AND id NOT IN (SELECT client_id FROM oauth_principals))`,
+    );
     this.listStmt = db.prepare<[string, number], RawRow>('SELECT * FROM oauth_store WHERE model = ? AND (expires_at IS NULL OR expires_at > ?) ORDER BY created_at');
   }
 
@@ -121,6 +131,6 @@ export class OAuthStore {
   private maybeSweep(now: number): void {
     if (now - this.lastSweep < SWEEP_INTERVAL_MS) return;
     this.lastSweep = now;
-    this.sweepStmt.run(now);
+    this.sweepStmt.run({ now, stale: now - UNAPPROVED_CLIENT_TTL_MS });
   }
 }
