@@ -3,6 +3,7 @@ import { allRows } from './stats.js';
 import { execSuite } from './suites/exec.js';
 import { filesSuite } from './suites/files.js';
 import { mcpSuite } from './suites/mcp.js';
+import { oauthSuite } from './suites/oauth.js';
 import { runtimeSuite } from './suites/runtime.js';
 
 /**
@@ -15,6 +16,7 @@ const SUITES: Record<string, () => Promise<void>> = {
   mcp: mcpSuite,
   exec: execSuite,
   files: filesSuite,
+  oauth: oauthSuite,
 };
 
 async function main(): Promise<void> {

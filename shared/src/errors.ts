@@ -45,6 +45,8 @@ export const ERROR_CODES = [
   'CONFIRMATION_EXPIRED',
   'MANIFEST_CHANGED',
   'TRASH_FAILED',
+  // Session roles (issue 14): the caller can see the session but its role does not allow this.
+  'ROLE_REQUIRED',
   'INTERNAL',
 ] as const;
 

@@ -8,7 +8,9 @@ import { isProcessAlive, processStartTime, readJson, SessionDefaults, type Comma
 import type { ConfigStore } from '../config-store.js';
 import type { Logger } from '../log.js';
 import type { EventsRepo } from '../store/events-repo.js';
+import type { SessionRolesRepo } from '../store/session-roles-repo.js';
 import type { SessionRow, SessionsRepo } from '../store/sessions-repo.js';
+import { requireSessionAccess, type SessionRole } from './access.js';
 import { launchGuardian } from './launcher.js';
 import { GuardianLink } from './link.js';
 import { killWithEscalation, sweepSession } from './process-sweep.js';
@@ -61,6 +63,8 @@ export class SessionManager {
     private readonly sessions: SessionsRepo,
     private readonly events: EventsRepo,
     private readonly log: Logger,
+    /** Roles granted on sessions (issue 14); read through {@link roleOf}. */
+    readonly roles: SessionRolesRepo,
   ) {}
 
   private get cfg(): HoldfastConfig['sessions'] {
@@ -70,14 +74,14 @@ export class SessionManager {
   // ---- open ----------------------------------------------------------------------------------
 
   /**
-   * Attach-or-create (DESIGN §4.2). With `remote_session_id`: exactly that session of this
-   * principal, else `SESSION_NOT_FOUND`. Otherwise the live session of the affinity key, or a new
-   * one (one guardian per key even under concurrent opens).
+   * Attach-or-create (DESIGN §4.2). With `remote_session_id`: exactly that session, when this
+   * principal holds any role on it (issue 14), else `SESSION_NOT_FOUND`. Otherwise the live
+   * session of the affinity key, or a new one (one guardian per key even under concurrent opens).
    * @throws HoldfastError SESSION_NOT_FOUND, WORKSPACE_NOT_FOUND, QUOTA_EXCEEDED, SPAWN_FAILED.
    */
   async open(req: OpenRequest): Promise<OpenResult> {
     if (req.remote_session_id !== undefined) {
-      const row = this.requireOwned(req.remote_session_id, req.principal);
+      const row = requireSessionAccess({ call: { principal: req.principal }, services: { sessions: this } }, req.remote_session_id, 'viewer').session;
       if (row.state === 'running') await this.ensureLink(row.id).catch(() => undefined);
       return { session: await this.view(row.id), created: false };
     }
@@ -386,16 +390,38 @@ export class SessionManager {
 
   // ---- queries -------------------------------------------------------------------------------
 
-  /** A session row of this principal. @throws HoldfastError SESSION_NOT_FOUND (also for another principal's). */
-  requireOwned(id: string, principal: string | null): SessionRow {
-    if (!isId('remoteSession', id)) {
-      throw new HoldfastError('SESSION_NOT_FOUND', `"${id}" is not a remote_session_id; pass the full rs_… id returned by session(action="open")`);
-    }
-    const row = this.sessions.get(id);
-    if (!row || (principal !== null && row.principal !== principal)) {
-      throw new HoldfastError('SESSION_NOT_FOUND', `no session ${id} for this principal; open one with session(action="open")`);
-    }
+  /**
+   * A session row by id, for the machine owner's ops CLI (no principal involved). Principals go
+   * through `requireSessionAccess` (sessions/access.ts) instead.
+   * @throws HoldfastError SESSION_NOT_FOUND.
+   */
+  requireExisting(id: string): SessionRow {
+    const row = this.findSession(id);
+    if (!row) throw new HoldfastError('SESSION_NOT_FOUND', `no session ${id}; \`holdfast list --all\` shows every session`);
     return row;
+  }
+
+  /** The row of a well-formed `rs_…` id, or undefined (no check of who asks). */
+  findSession(id: string): SessionRow | undefined {
+    return isId('remoteSession', id) ? this.sessions.get(id) : undefined;
+  }
+
+  /** The role `principal` holds on a session: `owner` for its creator, a granted role, or null (issue 14). */
+  roleOf(row: SessionRow, principal: string): SessionRole | null {
+    if (row.principal === principal) return 'owner';
+    return this.roles.get(row.id, principal)?.role ?? null;
+  }
+
+  /** The live session holding an affinity key (DESIGN §4.2), if any. */
+  findLiveByKey(key: string): SessionRow | undefined {
+    return this.sessions.findLiveByKey(key);
+  }
+
+  /** Ids of the sessions `principal` owns or holds a role on. */
+  accessibleSessionIds(principal: string): Set<string> {
+    const ids = new Set(this.roles.sessionIdsFor(principal));
+    for (const r of this.sessions.listAll()) if (r.principal === principal) ids.add(r.id);
+    return ids;
   }
 
   /** The public view of a session, with live facts from its guardian when it runs. */

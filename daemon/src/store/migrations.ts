@@ -1,3 +1,4 @@
+import { ROLES_OAUTH_MIGRATION } from './roles-oauth-migration.js';
 import { TASKS_MIGRATION } from './tasks-migration.js';
 
 /**
@@ -137,4 +138,5 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
     `,
   },
   TASKS_MIGRATION,
+  ROLES_OAUTH_MIGRATION,
 ];

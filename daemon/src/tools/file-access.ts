@@ -2,12 +2,16 @@ import { HoldfastError } from '@holdfast/shared/errors';
 import type { FileServices } from '../files/file-services.js';
 import { resolveWorkspacePath, type ResolvedPath } from '../files/workspace-path.js';
 import { assertAllowed, assertWritable, filePolicyFor, type FilePolicy } from '../policy/files.js';
+import { requireSessionAccess, type SessionRole } from '../sessions/access.js';
 import type { SessionRow } from '../store/sessions-repo.js';
 import type { ToolContext } from './context.js';
 
 /** The workspace a file tool call works in: the caller's live session, its root and policy. */
 export interface FileWorkspace {
   session: SessionRow;
+  /** Who calls, and the role it holds on the session (issue 14). */
+  principal: string;
+  role: SessionRole;
   /** Canonical workspace root (realpath, as the session stores it). */
   root: string;
   policy: FilePolicy;
@@ -15,17 +19,17 @@ export interface FileWorkspace {
 }
 
 /**
- * The session's workspace for a file tool (issue 4: tools are session-bound). The session must be
- * the caller's and live.
- * @throws HoldfastError SESSION_NOT_FOUND, SESSION_EXITED, POLICY_DENIED (invalid project config).
+ * The session's workspace for a file tool (issue 4: tools are session-bound). The caller must hold
+ * at least `need` on the session (issue 14: `viewer` to read, `editor` to change) and it must be live.
+ * @throws HoldfastError SESSION_NOT_FOUND, ROLE_REQUIRED, SESSION_EXITED, POLICY_DENIED (invalid project config).
  */
-export function openWorkspace(ctx: ToolContext, remoteSessionId: string): FileWorkspace {
-  const session = ctx.services.sessions.requireOwned(remoteSessionId, ctx.call.principal);
+export function openWorkspace(ctx: ToolContext, remoteSessionId: string, need: SessionRole): FileWorkspace {
+  const { session, role } = requireSessionAccess(ctx, remoteSessionId, need);
   if (session.state !== 'running' && session.state !== 'starting') {
     throw new HoldfastError('SESSION_EXITED', `session ${session.id} is ${session.state}; open a new one with session(action="open")`);
   }
   const root = session.workspace_root;
-  return { session, root, policy: filePolicyFor(ctx.services.config.config, ctx.services.files.projects, root), files: ctx.services.files };
+  return { session, principal: ctx.call.principal, role, root, policy: filePolicyFor(ctx.services.config.config, ctx.services.files.projects, root), files: ctx.services.files };
 }
 
 /**

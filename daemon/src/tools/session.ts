@@ -2,6 +2,8 @@ import type { SessionView } from '@holdfast/shared/control';
 import { HoldfastError } from '@holdfast/shared/errors';
 import type { sessionTool } from '@holdfast/shared/tools';
 import type * as z from 'zod';
+import { requireSessionAccess } from '../sessions/access.js';
+import { grantRole, handOff, revokeRole, type RoleChange } from '../sessions/roles.js';
 import type { ToolContext } from './context.js';
 import { action, failure, outcome, type ToolOutcome } from './envelope.js';
 
@@ -18,13 +20,17 @@ const GUIDE =
  * (`Mcp-Session-Id`), the `X-Holdfast-Conversation-Id` header, the `conversation_id` argument.
  * Resuming a session that has ended is a `SESSION_EXITED` failure (type `session.exited`) whose
  * action opens a new session on the same workspace.
+ *
+ * Roles (issue 14): resuming by id needs any role on the session; reset_shell needs editor;
+ * close, grant, revoke and handoff are the owner's (sessions/roles.ts).
  */
 export async function sessionHandler(args: Args, ctx: ToolContext): Promise<ToolOutcome> {
   const { sessions } = ctx.services;
   const principal = ctx.call.principal;
+  if (args.action === 'grant' || args.action === 'revoke' || args.action === 'handoff') return roleAction(args, ctx);
   if (args.action === 'close' || args.action === 'reset_shell') {
     if (!args.remote_session_id) throw new HoldfastError('BAD_REQUEST', `action=${args.action} needs remote_session_id`);
-    const row = sessions.requireOwned(args.remote_session_id, principal);
+    const row = requireSessionAccess(ctx, args.remote_session_id, args.action === 'close' ? 'owner' : 'editor').session;
     if (args.action === 'close') {
       await sessions.end(row.id, 'closed');
       const view = await sessions.view(row.id);
@@ -61,8 +67,9 @@ export async function sessionHandler(args: Args, ctx: ToolContext): Promise<Tool
     });
   }
   const verb = args.remote_session_id ? 'Resumed' : created ? 'Opened new' : 'Attached to live';
-  const text = `${verb} session ${session.remote_session_id} on ${session.workspace} (${session.workspace_root}), shell pid ${session.shell_pid}.`;
-  return outcome(created ? 'session.created' : 'session.attached', 'succeeded', sessionData(session, ctx), text, {
+  const role = sessions.roleOf(sessions.requireExisting(session.remote_session_id), principal);
+  const text = `${verb} session ${session.remote_session_id} on ${session.workspace} (${session.workspace_root}), shell pid ${session.shell_pid}${role === 'owner' || role === null ? '' : `; your role: ${role}`}.`;
+  return outcome(created ? 'session.created' : 'session.attached', 'succeeded', { ...sessionData(session, ctx), role }, text, {
     context: { remote_session_id: session.remote_session_id },
     hints: { created },
     actions: [action('execute', { remote_session_id: session.remote_session_id, command: 'pwd' }, 'run a command in the session')],
@@ -88,4 +95,23 @@ function sessionData(s: SessionView, ctx: ToolContext): Record<string, unknown> 
     },
     guide: GUIDE,
   };
+}
+
+/** `grant` / `revoke` / `handoff` (issue 14): the owner changes who else may use the session. */
+function roleAction(args: Args, ctx: ToolContext): ToolOutcome {
+  if (!args.remote_session_id) throw new HoldfastError('BAD_REQUEST', `action=${args.action} needs remote_session_id`);
+  if (!args.principal) throw new HoldfastError('BAD_REQUEST', `action=${args.action} needs principal (the other principal's name)`);
+  const { session } = requireSessionAccess(ctx, args.remote_session_id, 'owner');
+  let change: RoleChange;
+  if (args.action === 'grant') {
+    if (!args.role) throw new HoldfastError('BAD_REQUEST', 'action=grant needs role: viewer, editor or approver');
+    change = grantRole(ctx.services, session, args.principal, args.role);
+  } else if (args.action === 'revoke') {
+    change = revokeRole(ctx.services, session, args.principal);
+  } else {
+    change = handOff(ctx.services, session, args.principal);
+  }
+  return outcome(`session.${args.action}`, 'succeeded', { remote_session_id: session.id, owner: change.owner, roles: change.roles }, change.text, {
+    context: { remote_session_id: session.id },
+  });
 }

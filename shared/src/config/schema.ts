@@ -14,14 +14,44 @@ export const ListenConfig = z.object({
   allow_non_loopback: z.boolean().default(false),
 });
 
+/**
+ * `auth.oauth` (issue 14, docs/oauth.md): holdfast's own OAuth 2.1 authorization server and
+ * resource-server checks, used when `auth.mode` is `oauth` or `dual`.
+ */
+export const OAuthConfig = z.object({
+  /**
+   * The public origin clients are given (`https://…`, usually an HTTPS reverse proxy or tunnel in
+   * front of the loopback bind). Issuer, metadata, `resource` and token audience all derive from
+   * it. Default: the loopback listen address (`http://127.0.0.1:PORT`), for local clients only.
+   */
+  server_url: z.string().url().optional(),
+  /** Trust the proxy's `X-Forwarded-For` for the client address (and, without server_url, `-Proto`/`-Host` for scheme and host). */
+  trust_proxy_headers: z.boolean().default(false),
+  /** Scope an access token needs for `/mcp`, and the scope given when a client asks for none. */
+  scope: z.string().regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'one OAuth scope token').default('mcp'),
+  /** Lifetime of JWT access tokens, seconds. */
+  access_token_ttl_s: z.number().int().min(60).max(86400).default(3600),
+  /** Lifetime of a refresh token (each use rotates it and starts a new one), seconds. */
+  refresh_token_ttl_s: z.number().int().min(3600).default(30 * 86400),
+  /** How long a one-time approval code from `holdfast oauth approve` stays valid, seconds. */
+  approval_code_ttl_s: z.number().int().min(30).max(3600).default(300),
+  /** Wrong owner passwords in a row before approvals by password are locked. */
+  password_max_failures: z.number().int().min(1).default(10),
+  /** How long the lock lasts, seconds. */
+  password_lockout_s: z.number().int().min(1).default(900),
+});
+export type OAuthConfig = z.infer<typeof OAuthConfig>;
+
 export const AuthConfig = z.object({
-  mode: z.enum(['bearer', 'open']).default('bearer'),
+  /** `bearer` (static tokens), `oauth` (OAuth access tokens), `dual` (either), `open` (none; loopback only). */
+  mode: z.enum(['bearer', 'open', 'oauth', 'dual']).default('bearer'),
   /** Token file (0600 regular file); default `<home>/token`, generated when absent. */
   token_file: z.string().optional(),
   /** Principals file (DESIGN §6.2). */
   principal_config: z.string().optional(),
   allow_weak_token: z.boolean().default(false),
   allow_query_token: z.boolean().default(false),
+  oauth: OAuthConfig.prefault({}),
 });
 
 export const ToolProfileName = z.enum(['full', 'coding', 'read-only', 'terminal']);

@@ -90,6 +90,8 @@ export class TestHome {
   readonly layout: HomeLayout;
   readonly workspace: string;
   daemon: ChildProcess | null = null;
+  /** The tail of the stderr (its JSON log lines) of the daemon {@link startDaemon} started. */
+  daemonStderr = '';
   private clients: DaemonClient[] = [];
 
   constructor(config: Record<string, unknown> = {}) {
@@ -133,6 +135,7 @@ export class TestHome {
     child.stderr!.on('data', (d: Buffer) => {
       err += d.toString();
       if (err.length > 20000) err = err.slice(-10000);
+      this.daemonStderr = err;
     });
     this.daemon = child;
     const c = this.client();

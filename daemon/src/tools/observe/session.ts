@@ -2,6 +2,7 @@ import { taskSummary } from '../../execution/task-lookup.js';
 import type { ToolContext } from '../context.js';
 import { action, outcome, type ToolOutcome } from '../envelope.js';
 import type { ObserveArgs } from './index.js';
+import { requireSessionAccess } from '../../sessions/access.js';
 
 /** Tasks listed in the session view, newest first. */
 const TASKS_LISTED = 20;
@@ -13,7 +14,7 @@ const TASKS_LISTED = 20;
  */
 export async function sessionView(args: ObserveArgs, ctx: ToolContext): Promise<ToolOutcome> {
   const { sessions, execution } = ctx.services;
-  const row = sessions.requireOwned(args.remote_session_id, ctx.call.principal);
+  const row = requireSessionAccess(ctx, args.remote_session_id, 'viewer').session;
   const view = await sessions.view(row.id);
   const st = view.state === 'running' ? await sessions.status(row.id, 1000).catch(() => null) : null;
   const tasks = execution.tasks.listForSession(row.id, TASKS_LISTED).map(taskSummary);

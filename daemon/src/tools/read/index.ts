@@ -19,7 +19,7 @@ type Args = z.output<typeof readTool.input>;
  * policy-checked, in the DESIGN §6.3 envelope with ready-to-call continuations.
  */
 export async function readHandler(args: Args, ctx: ToolContext): Promise<ToolOutcome> {
-  const ws = openWorkspace(ctx, args.remote_session_id);
+  const ws = openWorkspace(ctx, args.remote_session_id, 'viewer');
   switch (args.view) {
     case 'search':
       return readSearch(ws, args, ctx.signal);
