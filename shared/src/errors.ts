@@ -45,6 +45,9 @@ export const ERROR_CODES = [
   'CONFIRMATION_EXPIRED',
   'MANIFEST_CHANGED',
   'TRASH_FAILED',
+  // Code map and sandbox (issue 17).
+  'CURSOR_STALE',
+  'SANDBOX_UNAVAILABLE',
   'INTERNAL',
 ] as const;
 

@@ -49,6 +49,7 @@ export async function sessionHandler(args: Args, ctx: ToolContext): Promise<Tool
     remote_session_id: args.remote_session_id,
     affinity,
     conversation_id: conversation,
+    sandbox: ctx.call.sandbox,
   });
   const live = session.state === 'running' || session.state === 'starting';
   if (!live) {
@@ -61,7 +62,7 @@ export async function sessionHandler(args: Args, ctx: ToolContext): Promise<Tool
     });
   }
   const verb = args.remote_session_id ? 'Resumed' : created ? 'Opened new' : 'Attached to live';
-  const text = `${verb} session ${session.remote_session_id} on ${session.workspace} (${session.workspace_root}), shell pid ${session.shell_pid}.`;
+  const text = `${verb} session ${session.remote_session_id} on ${session.workspace} (${session.workspace_root}), shell pid ${session.shell_pid}${sandboxPhrase(session)}.`;
   return outcome(created ? 'session.created' : 'session.attached', 'succeeded', sessionData(session, ctx), text, {
     context: { remote_session_id: session.remote_session_id },
     hints: { created },
@@ -78,6 +79,7 @@ function sessionData(s: SessionView, ctx: ToolContext): Record<string, unknown> 
     shell_pid: s.shell_pid,
     affinity: s.affinity,
     state: s.state,
+    sandbox: s.sandbox ?? { mode: 'off', network: 'on' },
     tools: ctx.call.allowed_tools,
     limits: {
       yield_time_ms_default: 10_000,
@@ -88,4 +90,10 @@ function sessionData(s: SessionView, ctx: ToolContext): Record<string, unknown> 
     },
     guide: GUIDE,
   };
+}
+
+/** `, sandbox bwrap (network off)` for a confined session (issue 17), else nothing. */
+export function sandboxPhrase(s: SessionView): string {
+  const sb = s.sandbox;
+  return sb && sb.mode !== 'off' ? `, sandbox ${sb.mode} (network ${sb.network})` : '';
 }
