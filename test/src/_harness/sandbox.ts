@@ -108,6 +108,9 @@ export function sandboxScenarios(mode: 'bwrap' | 'landlock'): void {
     it('the PTY keeps isatty, job control (Ctrl-Z, jobs), background tasks, Ctrl-C and prompts', async () => {
       const tty = await sh(`python3 -c "import os; print(os.isatty(0), os.isatty(1))"`);
       assert.equal(tty.out, 'True True');
+      // A command too long to type is spilled to a file in the session folder the sandbox keeps visible.
+      const spilled = await sh(`echo ${'x'.repeat(5000)} | wc -c`);
+      assert.equal(spilled.out, '5001', spilled.text);
       // A lone `&` is refused by the command policy: `sleep 5 &` runs as a background task, and
       // the shell's own job control is shown with Ctrl-Z, jobs and kill %1.
       const fg = await run({ command: 'sleep 100', yield_time_ms: 300 });
