@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, realpathSync, statSync } from 'node:fs';
-import { dirname, join, sep } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { SandboxConfig, SandboxSettings } from '@holdfast/shared/config';
 import { HoldfastError } from '@holdfast/shared/errors';
 import type { HomeLayout } from '@holdfast/shared/paths';
@@ -7,7 +7,7 @@ import type { SandboxSpec } from '@holdfast/shared/protocol';
 import { PROJECT_CONFIG_NAME } from '../policy/project-config.js';
 import { defaultLandlockHelper, SandboxProbe, type ProbeResult } from './probe.js';
 import { sandboxRequirement, type SandboxRequirement } from './requirement.js';
-import type { SessionSandbox } from './session-sandbox.js';
+import { isInside, type SessionSandbox } from './session-sandbox.js';
 
 /** A planned confinement: what the guardian applies and what the session row records. */
 export interface SandboxPlan {
@@ -25,10 +25,6 @@ export interface SandboxReport {
   auto: 'bwrap' | 'landlock' | 'none';
   /** Principals with their own keys in config.yaml. */
   principals: string[];
-}
-
-function isInside(parent: string, p: string): boolean {
-  return p === parent || p.startsWith(parent.endsWith(sep) ? parent : parent + sep);
 }
 
 function real(p: string): string {

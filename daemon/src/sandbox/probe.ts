@@ -27,11 +27,13 @@ export function defaultLandlockHelper(): string {
   return fileURLToPath(import.meta.resolve('@holdfast/guardian/landlock-helper'));
 }
 
+/** Runs a probe: its exit code (null when it could not start or timed out), stdout and stderr. */
 function run(file: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(file, args, { timeout: PROBE_TIMEOUT_MS, encoding: 'utf8' }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as NodeJS.ErrnoException & { code?: unknown }).code === 'number' ? ((err as unknown as { code: number }).code) : null) : 0;
-      resolve({ code, stdout, stderr: stderr || (err && code === null ? err.message : '') });
+      if (!err) return resolve({ code: 0, stdout, stderr });
+      const code = typeof err.code === 'number' ? err.code : null;
+      resolve({ code, stdout, stderr: stderr || err.message });
     });
   });
 }

@@ -52,7 +52,8 @@ export function unmetRequirement(s: SessionSandbox | null, req: SandboxRequireme
   return null;
 }
 
-function isInside(parent: string, p: string): boolean {
+/** `p` is `parent` or beneath it (absolute paths). */
+export function isInside(parent: string, p: string): boolean {
   return p === parent || p.startsWith(parent.endsWith(sep) ? parent : parent + sep);
 }
 
