@@ -139,4 +139,12 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
   },
   TASKS_MIGRATION,
   ROLES_OAUTH_MIGRATION,
+  {
+    version: 5,
+    name: 'session sandbox (issue 17)',
+    sql: `
+      -- The confinement a session runs under (JSON: mode, network, writable, hidden); NULL = none.
+      ALTER TABLE sessions ADD COLUMN sandbox TEXT;
+    `,
+  },
 ];

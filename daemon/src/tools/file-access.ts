@@ -3,6 +3,7 @@ import type { FileServices } from '../files/file-services.js';
 import { resolveWorkspacePath, type ResolvedPath } from '../files/workspace-path.js';
 import { assertAllowed, assertWritable, filePolicyFor, type FilePolicy } from '../policy/files.js';
 import { requireSessionAccess, type SessionRole } from '../sessions/access.js';
+import { assertSandboxReadable, assertSandboxWritable, parseSessionSandbox, type SessionSandbox } from '../sandbox/session-sandbox.js';
 import type { SessionRow } from '../store/sessions-repo.js';
 import type { ToolContext } from './context.js';
 
@@ -16,6 +17,8 @@ export interface FileWorkspace {
   root: string;
   policy: FilePolicy;
   files: FileServices;
+  /** The session's sandbox (issue 17): the file tools keep to its writable set; null = none. */
+  sandbox: SessionSandbox | null;
 }
 
 /**
@@ -29,27 +32,44 @@ export function openWorkspace(ctx: ToolContext, remoteSessionId: string, need: S
     throw new HoldfastError('SESSION_EXITED', `session ${session.id} is ${session.state}; open a new one with session(action="open")`);
   }
   const root = session.workspace_root;
-  return { session, principal: ctx.call.principal, role, root, policy: filePolicyFor(ctx.services.config.config, ctx.services.files.projects, root), files: ctx.services.files };
+  const sandbox = parseSessionSandbox(session.sandbox);
+  const policy = filePolicyFor(ctx.services.config.config, ctx.services.files.projects, root);
+  return { session, principal: ctx.call.principal, role, root, policy: sandbox ? withHiddenDenied(policy, root, sandbox) : policy, files: ctx.services.files, sandbox };
+}
+
+/** The policy plus one deny rule per folder the sandbox hides inside the workspace (so walks skip it too). */
+function withHiddenDenied(policy: FilePolicy, root: string, sandbox: SessionSandbox): FilePolicy {
+  const rules = sandbox.hidden
+    .filter((h) => h.startsWith(`${root}/`))
+    .map((h) => {
+      const source = `^${h.slice(root.length + 1).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(/|$)`;
+      return { source, re: new RegExp(source) };
+    });
+  return rules.length === 0 ? policy : { ...policy, deny: [...policy.deny, ...rules] };
 }
 
 /**
- * Resolves a path for reading: inside the workspace, allowed by policy.
+ * Resolves a path for reading: inside the workspace, allowed by policy, not hidden by the session's
+ * sandbox (issue 17).
  * @throws HoldfastError PATH_OUTSIDE_WORKSPACE, POLICY_DENIED, BAD_REQUEST.
  */
 export function resolveForRead(ws: FileWorkspace, path: string, followFinal = true): ResolvedPath {
   const p = resolveWorkspacePath(ws.root, path, { followFinal });
+  assertSandboxReadable(ws.sandbox, p.real, p.rel);
   assertAllowed(ws.policy, p);
   return p;
 }
 
 /**
  * Resolves a path for a write (edit target, rename destination, move_out target): as for reading,
- * plus never the project config and never the workspace root itself.
+ * plus inside the sandbox's writable set (issue 17), never the project config and never the
+ * workspace root itself.
  * @throws HoldfastError PATH_OUTSIDE_WORKSPACE, POLICY_DENIED, BAD_REQUEST.
  */
 export function resolveForWrite(ws: FileWorkspace, path: string, followFinal = true): ResolvedPath {
   const p = resolveForRead(ws, path, followFinal);
   if (p.rel === '' || p.realRel === '') throw new HoldfastError('BAD_REQUEST', 'the workspace root itself cannot be the target of a write');
+  assertSandboxWritable(ws.sandbox, p.real, p.rel);
   assertWritable(p);
   return p;
 }

@@ -55,6 +55,7 @@ export async function sessionHandler(args: Args, ctx: ToolContext): Promise<Tool
     remote_session_id: args.remote_session_id,
     affinity,
     conversation_id: conversation,
+    sandbox: ctx.call.sandbox,
   });
   const live = session.state === 'running' || session.state === 'starting';
   if (!live) {
@@ -68,7 +69,7 @@ export async function sessionHandler(args: Args, ctx: ToolContext): Promise<Tool
   }
   const verb = args.remote_session_id ? 'Resumed' : created ? 'Opened new' : 'Attached to live';
   const role = sessions.roleOf(sessions.requireExisting(session.remote_session_id), principal);
-  const text = `${verb} session ${session.remote_session_id} on ${session.workspace} (${session.workspace_root}), shell pid ${session.shell_pid}${role === 'owner' || role === null ? '' : `; your role: ${role}`}.`;
+  const text = `${verb} session ${session.remote_session_id} on ${session.workspace} (${session.workspace_root}), shell pid ${session.shell_pid}${sandboxPhrase(session)}${role === 'owner' || role === null ? '' : `; your role: ${role}`}.`;
   return outcome(created ? 'session.created' : 'session.attached', 'succeeded', { ...sessionData(session, ctx), role }, text, {
     context: { remote_session_id: session.remote_session_id },
     hints: { created },
@@ -85,6 +86,7 @@ function sessionData(s: SessionView, ctx: ToolContext): Record<string, unknown> 
     shell_pid: s.shell_pid,
     affinity: s.affinity,
     state: s.state,
+    sandbox: s.sandbox ?? { mode: 'off', network: 'on' },
     tools: ctx.call.allowed_tools,
     limits: {
       yield_time_ms_default: 10_000,
@@ -114,4 +116,10 @@ function roleAction(args: Args, ctx: ToolContext): ToolOutcome {
   return outcome(`session.${args.action}`, 'succeeded', { remote_session_id: session.id, owner: change.owner, roles: change.roles }, change.text, {
     context: { remote_session_id: session.id },
   });
+}
+
+/** `, sandbox bwrap (network off)` for a confined session (issue 17), else nothing. */
+export function sandboxPhrase(s: SessionView): string {
+  const sb = s.sandbox;
+  return sb && sb.mode !== 'off' ? `, sandbox ${sb.mode} (network ${sb.network})` : '';
 }

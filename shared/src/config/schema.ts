@@ -133,6 +133,51 @@ export const CommandRulesConfig = z.object({
   confirm_ttl_s: z.number().int().min(1).max(86400).default(600),
 });
 
+/** How a session's shell is confined (issue 17, docs/sandbox.md). `off` keeps today's behaviour. */
+export const SandboxMode = z.enum(['off', 'auto', 'bwrap', 'landlock']);
+export type SandboxMode = z.infer<typeof SandboxMode>;
+
+/** Network of a sandboxed session: `on`, or `off` (YAML booleans are accepted: false = off). */
+export const SandboxNetwork = z.union([z.enum(['on', 'off']), z.boolean().transform((b) => (b ? 'on' : 'off') as 'on' | 'off')]);
+export type SandboxNetwork = 'on' | 'off';
+
+/** A writable path: absolute, or `~` / `~/…` (the daemon's home). */
+const WritablePath = z.string().min(1).refine((p) => p.startsWith('/') || p === '~' || p.startsWith('~/'), 'give an absolute path or one starting with ~/');
+
+/** Writable paths outside the workspace by default: the package caches builds and installs use. */
+export const DEFAULT_SANDBOX_WRITABLE = ['~/.npm', '~/.cache', '~/.cargo/registry', '~/go/pkg'] as const;
+
+/**
+ * The sandbox keys of one principal (issue 17): each key given replaces the global one. They reach
+ * the daemon in the call context (`CallContext.sandbox`) or from `security.sandbox.principals`.
+ */
+export const SandboxSettings = z
+  .object({
+    mode: SandboxMode.optional(),
+    network: SandboxNetwork.optional(),
+    writable: z.array(WritablePath).optional(),
+  })
+  .strict();
+export type SandboxSettings = z.infer<typeof SandboxSettings>;
+
+/**
+ * `security.sandbox` (issue 17, docs/sandbox.md): `mode` off | auto | bwrap | landlock — any mode
+ * but `off` is a requirement (a session that cannot be confined is refused, never run unconfined);
+ * `network` on | off; `writable` = extra writable paths besides the workspace and a private /tmp.
+ * `principals` maps a principal name, or a pattern with `*` (`oauth:*`), to its own keys.
+ * `bwrap_path` and `landlock_helper` locate the two mechanisms (default: `bwrap` on PATH and the
+ * helper built by `npm ci`).
+ */
+export const SandboxConfig = z.object({
+  mode: SandboxMode.default('off'),
+  network: SandboxNetwork.default('on'),
+  writable: z.array(WritablePath).default([...DEFAULT_SANDBOX_WRITABLE]),
+  principals: z.record(z.string().min(1), SandboxSettings).default({}),
+  bwrap_path: z.string().min(1).default('bwrap'),
+  landlock_helper: z.string().min(1).optional(),
+});
+export type SandboxConfig = z.infer<typeof SandboxConfig>;
+
 export const SecurityConfig = z.object({
   commands: CommandRulesConfig.prefault({}),
   /**
@@ -147,6 +192,7 @@ export const SecurityConfig = z.object({
       max_patch_lines: z.number().int().min(1).max(100_000).default(1000),
     })
     .prefault({}),
+  sandbox: SandboxConfig.prefault({}),
 });
 
 export const RetentionConfig = z.object({
@@ -178,6 +224,8 @@ export const PrincipalConfig = z
     token_env: z.string().min(1).optional(),
     tool_profile: ToolProfileName.optional(),
     allowed_tools: z.array(z.string()).optional(),
+    /** Sandbox keys of this principal (issue 17): replace `security.sandbox` key by key. */
+    sandbox: SandboxSettings.optional(),
   })
   .strict()
   .refine((p) => (p.token_file === undefined) !== (p.token_env === undefined), 'give exactly one of token_file or token_env')

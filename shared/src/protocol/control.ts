@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { SandboxSettings } from '../config/schema.js';
 
 /**
  * The control protocol (adapter/CLI ↔ daemon, DESIGN §3): one zod schema per method for params
@@ -37,6 +38,8 @@ export const SessionView = z.object({
   exit_signal: z.string().nullable(),
   ended_at: z.number().nullable(),
   end_reason: z.string().nullable(),
+  /** The sandbox the shell runs under (issue 17): `off`, `bwrap` or `landlock`, and its network. */
+  sandbox: z.object({ mode: z.enum(['off', 'bwrap', 'landlock']), network: z.enum(['on', 'off']) }).optional(),
 });
 export type SessionView = z.infer<typeof SessionView>;
 
@@ -89,6 +92,11 @@ export const CallContext = z.object({
   request_id: z.string().optional(),
   /** Protocol era of the client (`legacy` 2025-11-25 or `modern` 2026-07-28) or `stdio`. */
   transport: z.string().optional(),
+  /**
+   * The principal's own sandbox keys (issue 17), whatever kind of principal it is; the daemon
+   * lays them over `security.sandbox` when it opens a session.
+   */
+  sandbox: SandboxSettings.optional(),
 });
 export type CallContext = z.infer<typeof CallContext>;
 
