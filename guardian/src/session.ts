@@ -30,6 +30,7 @@ import { routeRequest } from './request-router.js';
 import { ScreenModel } from './screen-model.js';
 import { writeIntegrationFiles } from './shell-integration.js';
 import { TaskRunner } from './task-runner.js';
+import { UpstreamHost } from './upstream/upstream-host.js';
 
 /**
  * One guardian = one remote session (DESIGN §1, §5): wires the PTY shell, foreground commands,
@@ -54,6 +55,8 @@ export class Session {
   readonly screen: ScreenModel;
   readonly commands: CommandRunner;
   readonly tasks: TaskRunner;
+  /** Upstream MCP servers of the session (issue 13). */
+  readonly upstream: UpstreamHost;
   readonly reader: OutputReader;
   readonly server: GuardianServer;
   private readonly orphan: OrphanTimer;
@@ -97,6 +100,7 @@ export class Session {
         this.reader.notify(`task:${id}:stderr`);
       },
     });
+    this.upstream = new UpstreamHost({ sessionDir: spec.sessionDir, baseEnv, cwd: spec.cwd });
     this.reader = new OutputReader({ sessionDir: spec.sessionDir, source: (src) => this.source(src) });
     this.server = new GuardianServer({
       socketPath: spec.socketPath,
@@ -155,7 +159,7 @@ export class Session {
       proto: ProtocolVersions.GUARDIAN,
       shell,
       cwd: h.alive ? procLink(h.pid, 'cwd') : null,
-      clock: this.clock.snapshot(this.commands.foreground !== null || this.tasks.anyRunning),
+      clock: this.clock.snapshot(this.commands.foreground !== null || this.tasks.anyRunning || this.upstream.busy),
       pty: { start: this.ptyLog.start, end: this.ptyLog.end },
       foreground: this.commands.foreground,
       tasks: this.tasks.list(),
@@ -185,8 +189,10 @@ export class Session {
     log(`ending: ${reason}`);
     this.ending = (async () => {
       this.orphan.stop();
-      const groups = this.tasks.allGroups();
+      const groups = [...this.tasks.allGroups(), ...this.upstream.groups()];
+      const closing = this.upstream.closeAll();
       const shellExit = await this.host.endSession({ final: true, also: { sessions: groups, groups } });
+      await closing;
       return this.finish(reason, shellExit, null);
     })();
     return this.ending;
@@ -216,8 +222,10 @@ export class Session {
     log(`the shell exited by itself (code ${e.exitCode}, signal ${e.signal}): ending the session`);
     this.ending = (async () => {
       this.orphan.stop();
-      const groups = this.tasks.allGroups();
+      const groups = [...this.tasks.allGroups(), ...this.upstream.groups()];
+      const closing = this.upstream.closeAll();
       await this.host.endSession({ final: true, also: { sessions: groups, groups } });
+      await closing;
       return this.finish('shell_exit', e, e.exitCode);
     })();
     const rec = await this.ending;

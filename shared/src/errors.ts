@@ -45,6 +45,14 @@ export const ERROR_CODES = [
   'CONFIRMATION_EXPIRED',
   'MANIFEST_CHANGED',
   'TRASH_FAILED',
+  // Extensions (issue 13): skills and upstream MCP servers behind skill_tool and mcp_tool.
+  'EXTENSION_NOT_FOUND',
+  'NEEDS_APPROVAL',
+  'UPSTREAM_EXITED',
+  'UPSTREAM_UNAVAILABLE',
+  'UPSTREAM_ERROR',
+  'SCHEMA_REVISION_CHANGED',
+  'SKILL_REVISION_CHANGED',
   'INTERNAL',
 ] as const;
 

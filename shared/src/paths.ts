@@ -33,6 +33,8 @@ export interface HomeLayout {
   daemonLog: string;
   auditLog: string;
   usageLog: string;
+  /** The user's own skills (issue 13): `home/skills/<name>/SKILL.md`. */
+  skillsDir: string;
 }
 
 /** `HOLDFAST_HOME` from the environment, or `~/.holdfast`. */
@@ -79,6 +81,7 @@ export function homeLayout(home: string = resolveHome(), env: NodeJS.ProcessEnv 
     daemonLog: join(logsDir, 'daemon.log'),
     auditLog: join(logsDir, 'audit.jsonl'),
     usageLog: join(logsDir, 'usage.jsonl'),
+    skillsDir: join(home, 'skills'),
   };
 }
 

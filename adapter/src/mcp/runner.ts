@@ -3,6 +3,7 @@ import type { HomeLayout } from '@holdfast/shared/paths';
 import { DaemonClient } from '../daemon-client.js';
 import { ForwardConstants } from './constants.js';
 import { startHttpServer, type RunningHttpServer } from './http.js';
+import { ProgressRoutes } from './progress.js';
 import { daemonResources } from './resources.js';
 import type { ResolvedServe } from './serve-options.js';
 import type { ServerDeps } from './server-factory.js';
@@ -28,10 +29,24 @@ export interface RunningServe {
   close(): Promise<void>;
 }
 
-/** The daemon as a {@link ToolBackend}: every call is one `tool.call` on the control socket. */
-export function daemonBackend(client: DaemonClient): ToolBackend {
+/**
+ * The daemon as a {@link ToolBackend}: every call is one `tool.call` on the control socket. A call
+ * whose client asked for progress gets a `progress_id` in its context; the daemon's
+ * `tool.progress` events with that id go to the call's sink (`progress`, fed by the client's
+ * event stream) until it ends.
+ */
+export function daemonBackend(client: DaemonClient, progress: ProgressRoutes): ToolBackend {
   return {
-    callTool: (tool, args, context, opts) => client.call('tool.call', { tool, arguments: args, context }, opts),
+    callTool: async (tool, args, context, opts) => {
+      const { onProgress, ...callOpts } = opts;
+      if (!onProgress) return client.call('tool.call', { tool, arguments: args, context }, callOpts);
+      const id = progress.open(onProgress);
+      try {
+        return await client.call('tool.call', { tool, arguments: args, context: { ...context, progress_id: id } }, callOpts);
+      } finally {
+        progress.close(id);
+      }
+    },
   };
 }
 
@@ -42,8 +57,9 @@ export async function startServe(
   log: (line: string) => void,
   backendOverride?: ToolBackend,
 ): Promise<RunningServe> {
-  const client = backendOverride ? null : new DaemonClient({ role: 'adapter', home: layout.home, autoStart: true });
-  const backend = backendOverride ?? daemonBackend(client!);
+  const progress = new ProgressRoutes();
+  const client = backendOverride ? null : new DaemonClient({ role: 'adapter', home: layout.home, autoStart: true, onEvent: (ev, d) => progress.deliver(ev, d) });
+  const backend = backendOverride ?? daemonBackend(client!, progress);
   const catalog = new ToolCatalog();
   const usage = new UsageLog(layout.usageLog);
   const forwarder = new ToolForwarder(catalog, backend, usage, {

@@ -65,6 +65,12 @@ export function buildServer(deps: ServerDeps, era: Era, principalOf: PrincipalRe
     const principal = principalOf(ctx);
     const httpReq = ctx.http?.req;
     const signal = httpReq?.signal ? AbortSignal.any([ctx.mcpReq.signal, httpReq.signal]) : ctx.mcpReq.signal;
+    // A client that sent a progressToken gets the call's progress as notifications/progress (issue 13).
+    const token = ctx.mcpReq._meta?.progressToken;
+    const onProgress =
+      token === undefined
+        ? undefined
+        : (p: { progress: number; total?: number; message?: string }) => void ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, ...p } }).catch(() => undefined);
     try {
       const result = await deps.forwarder.call(req.params.name, req.params.arguments, {
         principal,
@@ -73,6 +79,7 @@ export function buildServer(deps: ServerDeps, era: Era, principalOf: PrincipalRe
         mcpSessionId: ctx.sessionId,
         conversationHeader: httpReq?.headers.get(HttpConstants.CONVERSATION_HEADER) ?? undefined,
         signal,
+        onProgress,
       });
       return server.projectCallToolResult(result as CallToolResult, deps.catalog.get(req.params.name)?.listing.outputSchema);
     } catch (err) {

@@ -1,3 +1,4 @@
+import { EXTENSIONS_MIGRATION } from './extensions-migration.js';
 import { TASKS_MIGRATION } from './tasks-migration.js';
 
 /**
@@ -137,4 +138,5 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
     `,
   },
   TASKS_MIGRATION,
+  EXTENSIONS_MIGRATION,
 ];

@@ -2,7 +2,11 @@ import type { SessionView } from '@holdfast/shared/control';
 import { HoldfastError } from '@holdfast/shared/errors';
 import type { sessionTool } from '@holdfast/shared/tools';
 import type * as z from 'zod';
+import { compactInventory, type ExtensionInventory } from '../extensions/inventory.js';
+import { discoverSkills } from '../extensions/skills/discovery.js';
 import type { ToolContext } from './context.js';
+import { liveServerViews } from './mcp-tool/upstream-link.js';
+import { sessionSkillRoots } from './skill-tool/index.js';
 import { action, failure, outcome, type ToolOutcome } from './envelope.js';
 
 type Args = z.output<typeof sessionTool.input>;
@@ -61,8 +65,10 @@ export async function sessionHandler(args: Args, ctx: ToolContext): Promise<Tool
     });
   }
   const verb = args.remote_session_id ? 'Resumed' : created ? 'Opened new' : 'Attached to live';
-  const text = `${verb} session ${session.remote_session_id} on ${session.workspace} (${session.workspace_root}), shell pid ${session.shell_pid}.`;
-  return outcome(created ? 'session.created' : 'session.attached', 'succeeded', sessionData(session, ctx), text, {
+  const inventory = await extensionInventory(session.remote_session_id, ctx);
+  const extras = inventory ? inventoryText(inventory) : '';
+  const text = `${verb} session ${session.remote_session_id} on ${session.workspace} (${session.workspace_root}), shell pid ${session.shell_pid}.${extras}`;
+  return outcome(created ? 'session.created' : 'session.attached', 'succeeded', { ...sessionData(session, ctx), ...(inventory ? { extension_inventory: inventory } : {}) }, text, {
     context: { remote_session_id: session.remote_session_id },
     hints: { created },
     actions: [action('execute', { remote_session_id: session.remote_session_id, command: 'pwd' }, 'run a command in the session')],
@@ -88,4 +94,23 @@ function sessionData(s: SessionView, ctx: ToolContext): Record<string, unknown> 
     },
     guide: GUIDE,
   };
+}
+
+/**
+ * Skills and upstream servers of the session (issue 13) when the principal may use `skill_tool`
+ * or `mcp_tool`: names, descriptions, kinds and states only (no schemas); null otherwise.
+ */
+async function extensionInventory(id: string, ctx: ToolContext): Promise<ExtensionInventory | null> {
+  const skills = ctx.call.allowed_tools.includes('skill_tool');
+  const servers = ctx.call.allowed_tools.includes('mcp_tool');
+  if (!skills && !servers) return null;
+  const row = ctx.services.sessions.requireOwned(id, ctx.call.principal);
+  return compactInventory({ skills: skills ? discoverSkills(sessionSkillRoots(row, ctx)) : [], servers: servers ? await liveServerViews(row, ctx) : [] });
+}
+
+function inventoryText(inv: ExtensionInventory): string {
+  const parts: string[] = [];
+  if (inv.skills.length > 0) parts.push(`skills (skill_tool): ${inv.skills.map((s) => s.name).join(', ')}`);
+  if (inv.mcp_servers.length > 0) parts.push(`MCP servers (mcp_tool): ${inv.mcp_servers.map((s) => `${s.name} [${s.state}]`).join(', ')}`);
+  return parts.length > 0 ? `\n${parts.join('; ')}` : '';
 }

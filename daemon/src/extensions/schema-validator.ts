@@ -1,0 +1,58 @@
+import { Ajv, type ValidateFunction } from 'ajv';
+import { Ajv2019 } from 'ajv/dist/2019.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { jsonSha256 } from './digest.js';
+
+type AnyAjv = Ajv | Ajv2019 | Ajv2020;
+
+/** Compiled validators kept (by schema digest). */
+const CACHE_MAX = 256;
+
+/**
+ * Validates extension arguments against a JSON Schema taken from outside holdfast — an upstream
+ * tool's `inputSchema`, a skill's `arguments` (issue 13). The dialect follows the schema's
+ * `$schema` (draft-07 and older, 2019-09, else 2020-12 — the MCP default since 2025-11-25); ajv
+ * runs non-strict (unknown keywords are ignored, as MCP clients do) with the standard formats.
+ */
+export class SchemaValidator {
+  private readonly engines = new Map<string, AnyAjv>();
+  private readonly cache = new Map<string, ValidateFunction>();
+
+  /**
+   * Checks `value` against `schema`.
+   * @returns null when valid, else one line naming the first problems (`/path: message`).
+   * @throws Error when the schema itself does not compile (the caller reports it).
+   */
+  check(schema: Record<string, unknown>, value: unknown): string | null {
+    const validate = this.compile(schema);
+    if (validate(value)) return null;
+    return (validate.errors ?? [])
+      .slice(0, 5)
+      .map((e) => `${e.instancePath || '(arguments)'}: ${e.message ?? 'invalid'}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`)
+      .join('; ');
+  }
+
+  private compile(schema: Record<string, unknown>): ValidateFunction {
+    const key = jsonSha256(schema);
+    let fn = this.cache.get(key);
+    if (!fn) {
+      fn = this.engine(typeof schema.$schema === 'string' ? schema.$schema : '').compile(schema);
+      if (this.cache.size >= CACHE_MAX) this.cache.delete(this.cache.keys().next().value!);
+      this.cache.set(key, fn);
+    }
+    return fn;
+  }
+
+  private engine(dialect: string): AnyAjv {
+    const which = /draft-0[4-7]/.test(dialect) ? 'draft-07' : /2019-09/.test(dialect) ? '2019-09' : '2020-12';
+    let ajv = this.engines.get(which);
+    if (!ajv) {
+      const opts = { strict: false, allErrors: false, validateSchema: false };
+      ajv = which === 'draft-07' ? new Ajv(opts) : which === '2019-09' ? new Ajv2019(opts) : new Ajv2020(opts);
+      (addFormats as unknown as (a: AnyAjv) => void)(ajv);
+      this.engines.set(which, ajv);
+    }
+    return ajv;
+  }
+}
