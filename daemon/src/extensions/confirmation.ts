@@ -26,6 +26,14 @@ export interface ConfirmRequest {
 /** The call may run now (`confirmation_id` when a confirmation was used), or the user must be asked. */
 export type ConfirmVerdict = { run: true; confirmationId: string | null } | { run: false; row: ExtensionConfirmationRow; previousExpired: boolean };
 
+/** Longest `purpose` of an extension call, characters (as for `execute`). */
+export const PURPOSE_MAX_CHARS = 500;
+
+/** @throws HoldfastError BAD_REQUEST for a purpose longer than {@link PURPOSE_MAX_CHARS}. */
+export function checkPurpose(purpose: string | undefined): void {
+  if (purpose !== undefined && purpose.length > PURPOSE_MAX_CHARS) throw new HoldfastError('BAD_REQUEST', `purpose is longer than ${PURPOSE_MAX_CHARS} characters`, { retryable: false });
+}
+
 /** sha256 of an extension call's arguments (what a confirmation and the audit log keep instead of them). */
 export function argumentsDigest(args: Record<string, unknown>): string {
   return jsonSha256(args);

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { Client, ProtocolError, SdkError, SdkErrorCode, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client, ProtocolError, SdkError, SdkErrorCode, StreamableHTTPClientTransport, type JSONRPCMessage } from '@modelcontextprotocol/client';
 import { HoldfastError, SegmentLog, type UpstreamSpec, type UpstreamState } from '@holdfast/shared/protocol';
 import { GUARDIAN_BUILD } from '../build-id.js';
 import { UpstreamLimits } from '../constants.js';
@@ -191,6 +191,7 @@ export class UpstreamServer {
         details: { server: spec.name, pid, exit_code: exit?.code ?? null, signal: exit?.signal ?? null, stderr_tail: tail },
       });
     }
+    deferResponses(transport);
     this.client = client;
     this.st.state = 'running';
     this.st.pid = this.stdio?.pid ?? null;
@@ -265,6 +266,21 @@ export class UpstreamServer {
     if (from > 0 && lines.length > 1) lines.shift(); // likely cut in the middle
     return lines.slice(-UpstreamLimits.STDERR_TAIL_LINES);
   }
+}
+
+/**
+ * The SDK client dispatches notifications a microtask later than responses, so a request's last
+ * `notifications/progress`, read in the same chunk as its response, reaches a progress handler the
+ * response has already removed (and is dropped). Responses are delivered one macrotask later, after
+ * the notifications before them.
+ */
+function deferResponses(transport: { onmessage?: ((message: JSONRPCMessage, extra?: never) => void) | undefined }): void {
+  const deliver = transport.onmessage;
+  if (!deliver) return;
+  transport.onmessage = (message, extra) => {
+    if ('id' in message && !('method' in message)) setImmediate(() => deliver(message, extra));
+    else deliver(message, extra);
+  };
 }
 
 function errorText(err: unknown): string {

@@ -1,5 +1,6 @@
 import { requireServer, runsWithoutConfirmation, toolRevision } from '../../extensions/mcp/servers.js';
 import type { SessionRow } from '../../store/sessions-repo.js';
+import { checkPurpose } from '../../extensions/confirmation.js';
 import type { ToolContext } from '../context.js';
 import { action, outcome, type ToolOutcome } from '../envelope.js';
 import { callUpstreamTool } from './call.js';
@@ -17,6 +18,7 @@ const ONE_LINE_MAX_CHARS = 160;
  */
 export async function mcpToolHandler(args: McpToolArgs, ctx: ToolContext): Promise<ToolOutcome> {
   const session = ctx.services.sessions.requireOwned(args.remote_session_id, ctx.call.principal);
+  checkPurpose(args.purpose);
   switch (args.action) {
     case 'list':
       return args.server === undefined ? listServers(session, ctx) : listTools(args.server, session, ctx);

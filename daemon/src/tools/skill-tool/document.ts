@@ -9,8 +9,9 @@ import type { SessionRow } from '../../store/sessions-repo.js';
 import { action, outcome, type ToolOutcome } from '../envelope.js';
 import type { SkillToolArgs } from './args.js';
 
-/** Files returned by one document-skill call: each at most, all together at most, bytes. */
+/** Files returned by one document-skill call: how many, each at most and all together at most (bytes). */
 export const SkillFileLimits = {
+  FILES_MAX: 20,
   FILE_MAX_BYTES: 256 * 1024,
   TOTAL_MAX_BYTES: 1024 * 1024,
 } as const;
@@ -27,6 +28,7 @@ export function documentSkill(args: SkillToolArgs, skill: SkillEntry & { manifes
   if (args.arguments !== undefined && Object.keys(args.arguments).length > 0) {
     throw new HoldfastError('BAD_REQUEST', `skill ${skill.name} is a document skill (no entry script): it takes no arguments; its instructions say what to do`, { retryable: false });
   }
+  if ((args.files ?? []).length > SkillFileLimits.FILES_MAX) throw new HoldfastError('BAD_REQUEST', `name at most ${SkillFileLimits.FILES_MAX} files per call`, { retryable: false });
   const blocks: ToolCallResult['content'] = [];
   const files: { path: string; bytes: number; mime_type: string }[] = [];
   let total = 0;

@@ -1,6 +1,7 @@
 import { HoldfastError } from '@holdfast/shared/errors';
 import { discoverSkills, readSkillFolder, requireSkill, skillRoots, type SkillRoot } from '../../extensions/skills/discovery.js';
 import type { SessionRow } from '../../store/sessions-repo.js';
+import { checkPurpose } from '../../extensions/confirmation.js';
 import type { ToolContext } from '../context.js';
 import { action, failure, outcome, type ToolOutcome } from '../envelope.js';
 import type { SkillToolArgs } from './args.js';
@@ -21,6 +22,7 @@ export function sessionSkillRoots(session: SessionRow, ctx: ToolContext): SkillR
  */
 export async function skillToolHandler(args: SkillToolArgs, ctx: ToolContext): Promise<ToolOutcome> {
   const session = ctx.services.sessions.requireOwned(args.remote_session_id, ctx.call.principal);
+  checkPurpose(args.purpose);
   const roots = sessionSkillRoots(session, ctx);
   const rs = session.id;
   if (args.action === 'list') {

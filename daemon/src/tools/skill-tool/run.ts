@@ -130,7 +130,8 @@ export async function runSkill(args: SkillToolArgs, skill: SkillEntry & { manife
     return confirmationOutcome('skill.confirmation', 'skill_tool', repeat, confirm, { skill: skill.name, kind: 'executable', revision, policy: { decision: verdict.decision, ...(rule ? { rule } : {}) } }, { remote_session_id: rs, ...(purpose ? { purpose } : {}) });
   }
   ctx.services.execution.audit.append({ ...audit, event: 'skill.run', decision: 'confirm', confirmed: true, ...(confirm.confirmationId ? { confirmation_id: confirm.confirmationId } : {}) });
-  const yieldMs = Math.min(args.yield_time_ms ?? DEFAULT_YIELD_MS, LinkTimeouts.MAX_WAIT_MS, Math.max(1000, ctx.services.config.config.limits.request_timeout_ms - 5000));
+  // Waits like execute's default; a longer run answers `accepted` with the task to attach to.
+  const yieldMs = Math.min(DEFAULT_YIELD_MS, LinkTimeouts.MAX_WAIT_MS, Math.max(1000, ctx.services.config.config.limits.request_timeout_ms - 5000));
   const ran = await startArgvTask(call, verdict, session, ctx, yieldMs);
   return {
     ...ran,

@@ -13,18 +13,18 @@ import type { ToolDef } from './envelope.js';
  */
 export const mcpTool = {
   name: 'mcp_tool',
-  title: 'Use an upstream MCP server',
+  title: 'Upstream MCP servers',
   description:
-    "Other MCP servers of this session. action=list (servers and state; with server: its tools); describe (server, tool → input schema, annotations, revision); call (server, tool, arguments → the upstream result as is). " +
-    'Tools not annotated read-only and closed-world answer waiting_confirmation: ask the user, repeat the call with user_confirmed=true.',
+    'Other MCP servers. action=list (servers; with server: its tools); describe(server, tool): input schema, annotations, revision; call(server, tool, arguments): the upstream result. ' +
+    'waiting_confirmation (tools not annotated read-only): ask the user, repeat with user_confirmed=true.',
   input: z.object({
     action: z.enum(['list', 'describe', 'call']).default('list'),
-    remote_session_id: z.string().describe('From session(action="open")'),
-    server: z.string().min(1).max(64).optional(),
-    tool: z.string().min(1).max(128).optional(),
-    arguments: z.record(z.string(), z.unknown()).optional().describe('call: the tool arguments'),
-    purpose: z.string().max(500).optional().describe('Why (shown to the user)'),
-    user_confirmed: z.boolean().optional().describe('The user confirmed this exact call'),
+    remote_session_id: z.string(),
+    server: z.string().optional(),
+    tool: z.string().optional(),
+    arguments: z.looseObject({}).optional(),
+    purpose: z.string().optional().describe('Shown to the user'),
+    user_confirmed: z.boolean().optional(),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
 } satisfies ToolDef;

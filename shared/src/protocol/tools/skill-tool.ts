@@ -10,19 +10,18 @@ import { envelopeSchema, LooseData, type ToolDef } from './envelope.js';
  */
 export const skillTool = {
   name: 'skill_tool',
-  title: 'Use a skill',
+  title: 'Skills',
   description:
-    'Skills are folders of instructions and scripts. action=list (name, description, kind); describe (instructions, arguments schema, files, revision); ' +
-    'call: a document skill returns its instructions (and files named in files); an executable skill runs as a task with arguments, after waiting_confirmation → ask the user, repeat the call with user_confirmed=true.',
+    'Skills (folders with a SKILL.md). action=list; describe(skill): instructions, arguments schema, files, revision; call(skill): a document skill’s ' +
+    'instructions (+ files), or an executable skill run as a task with arguments. waiting_confirmation: ask the user, repeat with user_confirmed=true.',
   input: z.object({
     action: z.enum(['list', 'describe', 'call']).default('list'),
-    remote_session_id: z.string().describe('From session(action="open")'),
-    skill: z.string().min(1).max(64).optional().describe('Skill name (describe, call)'),
-    arguments: z.record(z.string(), z.unknown()).optional().describe('call: arguments of an executable skill'),
-    files: z.array(z.string().min(1)).max(20).optional().describe('call: skill files to return'),
-    purpose: z.string().max(500).optional().describe('Why (shown to the user)'),
-    yield_time_ms: z.number().int().min(0).max(120000).optional(),
-    user_confirmed: z.boolean().optional().describe('The user confirmed this exact call'),
+    remote_session_id: z.string(),
+    skill: z.string().optional(),
+    arguments: z.looseObject({}).optional(),
+    files: z.array(z.string()).optional(),
+    purpose: z.string().optional().describe('Shown to the user'),
+    user_confirmed: z.boolean().optional(),
   }),
   output: envelopeSchema(LooseData),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
