@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { allRows } from './stats.js';
 import { execSuite } from './suites/exec.js';
+import { extensionsSuite } from './suites/extensions.js';
 import { filesSuite } from './suites/files.js';
 import { mcpSuite } from './suites/mcp.js';
 import { runtimeSuite } from './suites/runtime.js';
@@ -15,6 +16,7 @@ const SUITES: Record<string, () => Promise<void>> = {
   mcp: mcpSuite,
   exec: execSuite,
   files: filesSuite,
+  extensions: extensionsSuite,
 };
 
 async function main(): Promise<void> {

@@ -80,6 +80,8 @@ export const UpstreamLimits = {
   CONNECT_TIMEOUT_MS: 30_000,
   /** `tools/list` (every page) must finish within this, ms. */
   LIST_TIMEOUT_MS: 30_000,
+  /** `tools/list` pages followed at most (a server whose cursor never ends is an error). */
+  LIST_MAX_PAGES: 64,
   /** `tools/call` without a timeout from the daemon, ms (reset by upstream progress). */
   DEFAULT_CALL_TIMEOUT_MS: 110_000,
   /** After a connection closed, wait this long for the process's exit status, ms. */

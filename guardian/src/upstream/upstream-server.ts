@@ -73,8 +73,16 @@ export class UpstreamServer {
   async listTools(signal: AbortSignal): Promise<Record<string, unknown>[]> {
     const client = await this.connect(signal);
     try {
-      const r = await client.listTools(undefined, { signal, timeout: UpstreamLimits.LIST_TIMEOUT_MS, cacheMode: 'refresh' });
-      return r.tools as unknown as Record<string, unknown>[];
+      // Plain requests, page by page: the SDK's cached listTools() costs more than the request itself.
+      const tools: Record<string, unknown>[] = [];
+      let cursor: string | undefined;
+      for (let page = 0; page < UpstreamLimits.LIST_MAX_PAGES; page++) {
+        const r = await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, { signal, timeout: UpstreamLimits.LIST_TIMEOUT_MS });
+        tools.push(...(r.tools as unknown as Record<string, unknown>[]));
+        cursor = r.nextCursor;
+        if (cursor === undefined) return tools;
+      }
+      throw new HoldfastError('UPSTREAM_ERROR', `upstream MCP server "${this.spec.name}" paged tools/list more than ${UpstreamLimits.LIST_MAX_PAGES} times`, { retryable: false });
     } catch (err) {
       throw await this.callError(err, 'tools/list');
     }
