@@ -1,6 +1,8 @@
 import { HoldfastError } from '@holdfast/shared/errors';
 import { newId } from '@holdfast/shared/ids';
 import type { ResultAction, ResultContext } from '@holdfast/shared/tools';
+import type { AuditEntry, AuditLog } from '../audit.js';
+import { displaySafe } from '../policy/text-safety.js';
 import type { ExtensionConfirmationRow, ExtensionConfirmationsRepo } from '../store/extension-confirmations-repo.js';
 import type { ExtensionKind } from '../store/extension-describes-repo.js';
 import { outcome, type ToolOutcome } from '../tools/envelope.js';
@@ -89,6 +91,28 @@ export function checkConfirmation(repo: ExtensionConfirmationsRepo, r: ConfirmRe
   };
   repo.insert(row);
   return { run: false, row, previousExpired: r.userConfirmed && pending !== undefined };
+}
+
+/** How a confirmation summary names the arguments: their names and digest, never their values. */
+export function argumentsPhrase(args: Record<string, unknown>): string {
+  const names = Object.keys(args);
+  return names.length > 0 ? ` with arguments ${names.map(displaySafe).join(', ')} (sha256 ${argumentsDigest(args).slice(0, 12)})` : ' without arguments';
+}
+
+/**
+ * {@link checkConfirmation}, and when the user must be asked, the audit line `askedEvent` (best
+ * effort: asking runs nothing).
+ */
+export function confirmOrAsk(repo: ExtensionConfirmationsRepo, audit: AuditLog, r: ConfirmRequest, entry: Pick<AuditEntry, 'principal' | 'remote_session_id'> & Record<string, unknown>, askedEvent: string): ConfirmVerdict {
+  const v = checkConfirmation(repo, r);
+  if (!v.run) {
+    try {
+      audit.append({ ...entry, event: askedEvent, decision: 'confirm' });
+    } catch {
+      // asking runs nothing
+    }
+  }
+  return v;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { HoldfastError } from '@holdfast/shared/errors';
 import type { ToolCallResult } from '@holdfast/shared/control';
 import type { ResultAction, ResultContext } from '@holdfast/shared/tools';
-import { argumentsDigest, checkConfirmation, confirmationOutcome } from '../../extensions/confirmation.js';
+import { argumentsDigest, argumentsPhrase, confirmationOutcome, confirmOrAsk } from '../../extensions/confirmation.js';
 import { requireServer, runsWithoutConfirmation, toolRevision } from '../../extensions/mcp/servers.js';
 import { displaySafe } from '../../policy/text-safety.js';
 import type { SessionRow } from '../../store/sessions-repo.js';
@@ -78,30 +78,15 @@ export async function callUpstreamTool(args: McpToolArgs, session: SessionRow, c
   };
   let confirmationId: string | null = null;
   if (!runsWithoutConfirmation(def)) {
-    const summary = [
-      `Call ${displaySafe(tool)} of the upstream MCP server ${displaySafe(server)}`,
-      ` (${annotationReason(def)})`,
-      Object.keys(callArgs).length > 0 ? ` with arguments ${Object.keys(callArgs).map(displaySafe).join(', ')} (sha256 ${argsSha.slice(0, 12)})` : ' without arguments',
-      purpose ? ` — purpose: ${displaySafe(purpose)}` : '',
-    ].join('');
-    const verdict = checkConfirmation(x.confirmations, {
-      kind: 'mcp',
-      target,
-      revision,
-      args: callArgs,
-      purpose,
-      sessionId: rs,
-      principal: ctx.call.principal,
-      summary,
-      userConfirmed: args.user_confirmed === true,
-      ttlS: ctx.services.config.config.security.commands.confirm_ttl_s,
-    });
+    const summary = `Call ${displaySafe(tool)} of the upstream MCP server ${displaySafe(server)} (${annotationReason(def)})${argumentsPhrase(callArgs)}${purpose ? ` — purpose: ${displaySafe(purpose)}` : ''}`;
+    const verdict = confirmOrAsk(
+      x.confirmations,
+      ctx.services.execution.audit,
+      { kind: 'mcp', target, revision, args: callArgs, purpose, sessionId: rs, principal: ctx.call.principal, summary, userConfirmed: args.user_confirmed === true, ttlS: ctx.services.config.config.security.commands.confirm_ttl_s },
+      audit,
+      'mcp.confirmation_requested',
+    );
     if (!verdict.run) {
-      try {
-        ctx.services.execution.audit.append({ ...audit, event: 'mcp.confirmation_requested', decision: 'confirm' });
-      } catch {
-        // asking runs nothing
-      }
       return confirmationOutcome('mcp.confirmation', 'mcp_tool', { action: 'call', remote_session_id: rs, server, tool, ...(purpose ? { purpose } : {}) }, verdict, { server, tool, revision }, context);
     }
     confirmationId = verdict.confirmationId;

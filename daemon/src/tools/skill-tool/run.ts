@@ -4,7 +4,7 @@ import { HoldfastError } from '@holdfast/shared/errors';
 import { LinkTimeouts } from '@holdfast/shared/protocol';
 import type { ResolvedCall } from '../../execution/call.js';
 import { refusedOutcomeFor } from '../../execution/policy-outcome.js';
-import { argumentsDigest, checkConfirmation, confirmationOutcome } from '../../extensions/confirmation.js';
+import { argumentsDigest, argumentsPhrase, confirmationOutcome, confirmOrAsk } from '../../extensions/confirmation.js';
 import { pathInSkill, type SkillEntry } from '../../extensions/skills/discovery.js';
 import type { SkillManifest } from '../../extensions/skills/skill-file.js';
 import { evaluateCommand, type PolicyVerdict } from '../../policy/commands.js';
@@ -104,28 +104,18 @@ export async function runSkill(args: SkillToolArgs, skill: SkillEntry & { manife
   const rule = verdict.segments.find((s) => s.decision === 'confirm')?.rule;
   const summary = [
     `Run the skill ${skill.name} (${skill.source}): ${argv.map((a) => displaySafe(a)).join(' ')} in ${displaySafe(session.workspace_root)}`,
-    Object.keys(skillArgs).length > 0 ? ` with arguments ${Object.keys(skillArgs).map(displaySafe).join(', ')} (sha256 ${argsSha.slice(0, 12)})` : ' without arguments',
+    argumentsPhrase(skillArgs),
     purpose ? ` — purpose: ${displaySafe(purpose)}` : '',
     rule ? ` (the command policy asks too: ${rule})` : '',
   ].join('');
-  const confirm = checkConfirmation(ctx.services.extensions.confirmations, {
-    kind: 'skill',
-    target: skill.name,
-    revision,
-    args: skillArgs,
-    purpose,
-    sessionId: rs,
-    principal: ctx.call.principal,
-    summary,
-    userConfirmed: args.user_confirmed === true,
-    ttlS: ctx.services.config.config.security.commands.confirm_ttl_s,
-  });
+  const confirm = confirmOrAsk(
+    ctx.services.extensions.confirmations,
+    ctx.services.execution.audit,
+    { kind: 'skill', target: skill.name, revision, args: skillArgs, purpose, sessionId: rs, principal: ctx.call.principal, summary, userConfirmed: args.user_confirmed === true, ttlS: ctx.services.config.config.security.commands.confirm_ttl_s },
+    audit,
+    'skill.confirmation_requested',
+  );
   if (!confirm.run) {
-    try {
-      ctx.services.execution.audit.append({ ...audit, event: 'skill.confirmation_requested', decision: 'confirm' });
-    } catch {
-      // asking runs nothing
-    }
     const repeat = { action: 'call', remote_session_id: rs, skill: skill.name, ...(purpose ? { purpose } : {}) };
     return confirmationOutcome('skill.confirmation', 'skill_tool', repeat, confirm, { skill: skill.name, kind: 'executable', revision, policy: { decision: verdict.decision, ...(rule ? { rule } : {}) } }, { remote_session_id: rs, ...(purpose ? { purpose } : {}) });
   }
