@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -108,6 +108,12 @@ describe('mcp_tool with real upstream MCP servers (issue 13)', () => {
     assert.equal(env.status, 'succeeded');
     assert.equal(env.data.revision, d.env.data.revision);
     assert.ok(isAlive(env.data.upstream_pid), 'the upstream runs as its own process');
+    assert.equal(env.data.protocol_version, '2025-11-25', 'stdio upstreams use the 2025 handshake by default');
+    const stat = readFileSync(`/proc/${env.data.upstream_pid}/stat`, 'latin1');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    assert.equal(Number(fields[2]), env.data.upstream_pid, 'it leads its own process group');
+    const stderrDir = join(h.layout.sessionsDir, rs, 'mcp', 'everything', 'stderr');
+    await pollUntil('its stderr in the session folder', () => readdirSync(stderrDir).some((f) => readFileSync(join(stderrDir, f), 'utf8').includes('Starting default (STDIO) server')));
 
     const structured = await mcp({ action: 'call', server: 'everything', tool: 'get-structured-content', arguments: { location: 'New York' } });
     assert.equal(typeof structured.raw.structuredContent?.temperature, 'number', 'structuredContent passes through');
@@ -239,11 +245,12 @@ describe('mcp_tool with real upstream MCP servers (issue 13)', () => {
     assert.match(missing.stderr, /defines no server "nope"/);
   });
 
-  it('an HTTP upstream is connected from the guardian with ${VAR} expanded in url and headers', async () => {
+  it('an HTTP upstream is connected from the guardian (2026-07-28 era) with ${VAR} expanded in url and headers', async () => {
     const r = await mcp({ action: 'call', server: 'web', tool: 'get_env', arguments: { name: 'EXPECT_AUTH' } });
     assert.equal(r.raw.isError, false, r.text);
     assert.equal(r.raw.structuredContent?.value, 'Bearer web-token-1');
     assert.equal(envelopeOf(r.raw).data.upstream_pid, null, 'no process of ours');
+    assert.equal(envelopeOf(r.raw).data.protocol_version, '2026-07-28', 'HTTP upstreams negotiate the era (auto): this one is modern');
   });
 
   it('holdfast doctor lists the servers and skills with their state', async () => {
