@@ -1,10 +1,9 @@
 #!/usr/bin/env node
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import { createMcpHandler, McpServer, type RegisteredTool } from '@modelcontextprotocol/server';
+import { McpServer, type RegisteredTool } from '@modelcontextprotocol/server';
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
-import { localhostHostValidation, localhostOriginValidation, toNodeHandler } from '@modelcontextprotocol/node';
 import * as z from 'zod';
+import { serveMcpHttp } from './mcp-http-server.js';
 
 /**
  * A small upstream MCP server for the extension tests (issue 13), built with the SDK v2 server:
@@ -72,22 +71,7 @@ function build(): McpServer {
 }
 
 if (process.argv.includes('--http')) {
-  const node = toNodeHandler(createMcpHandler(() => build()));
-  const host = localhostHostValidation();
-  const origin = localhostOriginValidation();
-  const server = createServer((req, res) => {
-    if (!host(req, res) || !origin(req, res)) return;
-    if (process.env.EXPECT_AUTH && req.headers.authorization !== process.env.EXPECT_AUTH) {
-      res.writeHead(401).end();
-      return;
-    }
-    void node(req, res);
-  });
-  server.listen(0, '127.0.0.1', () => {
-    const a = server.address();
-    if (a && typeof a === 'object') process.stdout.write(`listening http://127.0.0.1:${a.port}/mcp\n`);
-  });
-  process.on('SIGTERM', () => process.exit(0));
+  serveMcpHttp(build, process.env.EXPECT_AUTH);
 } else {
   await build().connect(new StdioServerTransport());
 }
