@@ -1,10 +1,14 @@
-import { Ajv, type ValidateFunction } from 'ajv';
-import { Ajv2019 } from 'ajv/dist/2019.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import { createRequire } from 'node:module';
+import type { Ajv, ValidateFunction } from 'ajv';
+import type { Ajv2019 } from 'ajv/dist/2019.js';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { jsonSha256 } from './digest.js';
 
 type AnyAjv = Ajv | Ajv2019 | Ajv2020;
+
+// ajv (CommonJS) is loaded on first use: a daemon whose sessions never use an extension does not
+// carry its ~10 MB.
+const require = createRequire(import.meta.url);
 
 /** Compiled validators kept (by schema digest). */
 const CACHE_MAX = 256;
@@ -49,8 +53,9 @@ export class SchemaValidator {
     let ajv = this.engines.get(which);
     if (!ajv) {
       const opts = { strict: false, allErrors: false, validateSchema: false };
-      ajv = which === 'draft-07' ? new Ajv(opts) : which === '2019-09' ? new Ajv2019(opts) : new Ajv2020(opts);
-      (addFormats as unknown as (a: AnyAjv) => void)(ajv);
+      const Engine = (which === 'draft-07' ? require('ajv').Ajv : which === '2019-09' ? require('ajv/dist/2019.js').Ajv2019 : require('ajv/dist/2020.js').Ajv2020) as new (o: typeof opts) => AnyAjv;
+      ajv = new Engine(opts);
+      (require('ajv-formats') as { default: (a: AnyAjv) => void }).default(ajv);
       this.engines.set(which, ajv);
     }
     return ajv;
