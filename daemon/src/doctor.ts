@@ -5,6 +5,7 @@ import { buildString } from '@holdfast/shared/build';
 import type { DoctorCheck } from '@holdfast/shared/control';
 import { longestSocketPathBytes, SUN_PATH_MAX_BYTES, type HomeLayout } from '@holdfast/shared/paths';
 import { isGuardianManifest, isProcessAlive, readJson, type GuardianManifest } from '@holdfast/shared/protocol';
+import { storeChecks, type StoreFacts } from './doctor-store.js';
 import type { Db } from './store/db.js';
 import type { SessionsRepo } from './store/sessions-repo.js';
 import { guardianBundlePath } from './sessions/launcher.js';
@@ -20,10 +21,11 @@ function mode(path: string): string | null {
 /**
  * `holdfast doctor` (DESIGN §7), run inside the daemon. Redacted: paths, modes, counts and
  * versions only — never tokens or file contents. Checks: versions, paths and socket path length,
- * permissions, DB integrity, DB rows against live guardians, orphan manifests, node-pty loading,
+ * permissions, DB integrity, what the store and logs hold and what retention removes next
+ * (issue 11, with `held`), DB rows against live guardians, orphan manifests, node-pty loading,
  * systemd KillMode.
  */
-export async function runDoctor(layout: HomeLayout, db: Db, sessions: SessionsRepo): Promise<DoctorCheck[]> {
+export async function runDoctor(layout: HomeLayout, db: Db, sessions: SessionsRepo, held?: StoreFacts): Promise<DoctorCheck[]> {
   const checks: DoctorCheck[] = [];
   const add = (name: string, ok: boolean, detail: string, data?: Record<string, unknown>): void => {
     checks.push(data ? { name, ok, detail, data } : { name, ok, detail });
@@ -67,6 +69,8 @@ export async function runDoctor(layout: HomeLayout, db: Db, sessions: SessionsRe
   const journal = db.pragma('journal_mode', { simple: true }) as string;
   const version = db.pragma('user_version', { simple: true }) as number;
   add('database', integrity === 'ok', `integrity ${integrity}, journal ${journal}, schema v${version}`, { integrity, journal_mode: journal, schema_version: version });
+
+  if (held) for (const c of storeChecks(layout, db, sessions, held)) checks.push(c);
 
   const live = sessions.listLive();
   const dead = live.filter((r) => !(r.guardian_pid && isProcessAlive(r.guardian_pid, r.guardian_start_time)));

@@ -45,6 +45,16 @@ export const ERROR_CODES = [
   'CONFIRMATION_EXPIRED',
   'MANIFEST_CHANGED',
   'TRASH_FAILED',
+  // Work tracking (issue 11): plan, progress, artifact, activity.
+  'PLAN_NOT_FOUND',
+  'PLAN_TASK_NOT_FOUND',
+  'PLAN_INVALID',
+  'PLAN_REVISION_CONFLICT',
+  'PLAN_DEPENDENCIES_OPEN',
+  'PLAN_STATE_CONFLICT',
+  'PLAN_NOT_DELIVERABLE',
+  'EVIDENCE_INVALID',
+  'ARTIFACT_NOT_FOUND',
   'INTERNAL',
 ] as const;
 

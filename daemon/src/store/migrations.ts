@@ -1,4 +1,5 @@
 import { TASKS_MIGRATION } from './tasks-migration.js';
+import { WORK_MIGRATION } from './work-migration.js';
 
 /**
  * Numbered schema migrations of `state/holdfast.db` (DESIGN §2). Migration N brings the schema
@@ -137,4 +138,5 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
     `,
   },
   TASKS_MIGRATION,
+  WORK_MIGRATION,
 ];

@@ -5,6 +5,7 @@ import type { ExecutionServices } from '../execution/services.js';
 import type { FileServices } from '../files/file-services.js';
 import type { SessionManager } from '../sessions/manager.js';
 import type { EventsRepo } from '../store/events-repo.js';
+import type { WorkServices } from '../work/services.js';
 
 /** Services a tool handler may use (the daemon wires them once). */
 export interface ToolServices {
@@ -16,6 +17,8 @@ export interface ToolServices {
   execution: ExecutionServices;
   /** Workspace file tools: read, edit, move_out, observe(view=diff) (issue 4). */
   files: FileServices;
+  /** Work tracking: plans, progress, artifacts, activity (issue 11). */
+  work: WorkServices;
 }
 
 /** Per-call context: who calls, over what, and a signal aborted when the caller gives up. */

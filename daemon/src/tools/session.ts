@@ -4,6 +4,7 @@ import type { sessionTool } from '@holdfast/shared/tools';
 import type * as z from 'zod';
 import type { ToolContext } from './context.js';
 import { action, failure, outcome, type ToolOutcome } from './envelope.js';
+import { progressView } from './progress.js';
 
 type Args = z.output<typeof sessionTool.input>;
 
@@ -87,5 +88,6 @@ function sessionData(s: SessionView, ctx: ToolContext): Record<string, unknown> 
       read_window_bytes: cfg.limits.read_window_bytes,
     },
     guide: GUIDE,
+    progress: progressView(ctx.services.work.progress.latest(s.remote_session_id)),
   };
 }
