@@ -48,11 +48,12 @@ export interface CallOrigin {
   signal: AbortSignal;
 }
 
-/** A `tools/call` result as it goes to the client. */
+/** A `tools/call` result as it goes to the client (`_meta`: the activity snapshot, issue 11). */
 export interface ToolResult {
   content: ToolCallResult['content'];
   structuredContent: Record<string, unknown>;
   isError: boolean;
+  _meta?: Record<string, unknown>;
 }
 
 /** Thrown for a tool name that is not served: answered as a JSON-RPC `-32602` protocol error. */
@@ -161,7 +162,7 @@ export class ToolForwarder {
       const problem = checkToolOutput(entry.def, r.structuredContent);
       result =
         problem === null
-          ? { content: r.content, structuredContent: r.structuredContent, isError: r.isError }
+          ? { content: r.content, structuredContent: r.structuredContent, isError: r.isError, ...(r._meta ? { _meta: r._meta } : {}) }
           : failedResult('INTERNAL', `holdfastd returned a ${name} result that does not match its output schema (${problem}); this is a bug, please report it`, false);
     } catch (err) {
       result = this.errorResult(name, rawArgs, retry, err, origin.signal);

@@ -25,6 +25,9 @@ const ARGUMENT_RETRY: Readonly<Record<string, (args: Record<string, unknown>) =>
     if (action === 'run' && typeof args.idempotency_key === 'string') return 'idempotent';
     return 'never';
   },
+  // Reading a plan or an artifact only looks; changes are never repeated behind the client's back.
+  plan: (args) => (args.action === 'read' ? 'idempotent' : 'never'),
+  artifact: (args) => (args.action === 'read' || args.action === 'list' ? 'idempotent' : 'never'),
 };
 
 /**
