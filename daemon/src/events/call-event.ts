@@ -40,13 +40,18 @@ const AIMS: Readonly<Record<string, (args: Record<string, unknown>) => Aim>> = {
     const action = str(a.action) ?? 'run';
     if (action !== 'run') return { target: str(a.execution_task_id) ?? '' };
     const argv = Array.isArray(a.argv) ? a.argv.filter((x): x is string => typeof x === 'string') : null;
-    const target = str(a.command) ?? (argv ? argv.join(' ') : str(a.task) ? `task ${a.task as string}` : '');
+    const target = str(a.command) ?? (argv ? argv.map(shellWord).join(' ') : str(a.task) ? `task ${a.task as string}` : '');
     return { target, ...(str(a.cwd) ? { paths: [a.cwd as string] } : {}) };
   },
   session: (a) => ({ target: str(a.workspace) ?? str(a.remote_session_id) ?? '' }),
   observe: (a) => ({ target: [str(a.view), str(a.execution_task_id) ?? str(a.edit_id)].filter(Boolean).join(' ') }),
   runtime_read: (a) => ({ target: str(a.view) ?? 'capabilities' }),
 };
+
+/** An argv word as a shell would need it written (single-quoted when it holds anything special). */
+function shellWord(w: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, "'\\''")}'`;
+}
 
 function genericAim(a: Record<string, unknown>): Aim {
   const path = str(a.path);
@@ -83,7 +88,8 @@ export function callEventData(tool: string, args: Record<string, unknown>, outco
   if (env.context.plan_id) out.plan_id = env.context.plan_id;
   if (env.context.plan_task_id) out.plan_task_id = env.context.plan_task_id;
   out.type = env.type;
-  out.summary = firstLine(outcome.text);
+  // A command's text block is its output: the stream reads output from the logs instead.
+  if (tool !== 'execute') out.summary = firstLine(outcome.text);
   if (env.error) {
     out.error = env.error.code;
     out.error_message = firstLine(env.error.message);

@@ -62,7 +62,11 @@ async function observe(workspace: string, o: ObserveOptions): Promise<void> {
   let cursor: number | null = null;
   let lastShown = 0;
   const write = (ev: StreamEvent): void => {
-    if (ev.sequence <= lastShown) return; // never twice, whatever the daemon sends
+    if (ev.sequence <= lastShown) {
+      // Never shown twice, whatever arrives; said on stderr because it would be a bug worth reporting.
+      process.stderr.write(`[observe: dropped a repeat of event #${ev.sequence}]\n`);
+      return;
+    }
     lastShown = ev.sequence;
     const out = o.format === 'json' ? `${JSON.stringify(ev)}\n` : `${formatEvent(ev, pal, { detail: o.detail === true }).join('\n')}\n`;
     process.stdout.write(out);
@@ -90,7 +94,25 @@ async function observe(workspace: string, o: ObserveOptions): Promise<void> {
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'EPIPE') stop(); // the reader went away (| head)
   });
+  try {
+    await followLoop(client, stream, workspace, o, () => cursor, (c) => (cursor = c), () => stopping);
+  } finally {
+    client.close();
+  }
+}
+
+/** Follows until stopped: (re)subscribes after `cursor`, then waits for the connection to close. */
+async function followLoop(
+  client: DaemonClient,
+  stream: string,
+  workspace: string,
+  o: ObserveOptions,
+  cursorOf: () => number | null,
+  setCursor: (c: number) => void,
+  stopping: () => boolean,
+): Promise<void> {
   for (;;) {
+    const cursor = cursorOf();
     const r = await client.call('events.follow', {
       stream,
       workspace,
@@ -102,11 +124,11 @@ async function observe(workspace: string, o: ObserveOptions): Promise<void> {
       ...(o.operation !== undefined ? { operation: o.operation } : {}),
       ...(o.path !== undefined ? { path: o.path } : {}),
     });
-    cursor = Math.max(cursor ?? 0, r.after_seq);
+    setCursor(Math.max(cursorOf() ?? 0, r.after_seq));
     const conn = client.connection;
     if (conn === null) continue;
     await new Promise<void>((resolve) => conn.once('close', () => resolve()));
-    if (stopping) return;
+    if (stopping()) return;
     if (o.format === 'text') process.stderr.write('[holdfastd went away; reconnecting and resuming where the stream stopped]\n');
   }
 }

@@ -108,7 +108,9 @@ export function formatEvent(ev: StreamEvent, p: Palette, opts: TextOptions): str
   }
   lines.push(`  ${facts.join(' · ')}`);
   if (Array.isArray(d.result)) for (const r of d.result) if (typeof r === 'string') lines.push(`  ${p.ok('✓')} ${oneLine(r)}`);
-  if (opts.detail && str(d.summary) && status !== 'failed') lines.push(`  ${p.dim(oneLine(d.summary as string))}`);
+  // The one-line result of calls whose facts above do not already say it.
+  const quiet = ev.tool === 'execute' || ev.tool === 'edit' || ev.tool === 'progress';
+  if (str(d.summary) && status !== 'failed' && (opts.detail || !quiet)) lines.push(`  ${p.dim(oneLine(d.summary as string))}`);
 
   if (ev.output) {
     for (const s of ev.output.streams) {
