@@ -16,7 +16,7 @@ export const artifactTool = {
   name: 'artifact',
   title: 'Keep and read artifacts',
   description:
-    'register: snapshot a workspace path, or content/content_base64, with title and kind (report, log, image…). list. ' +
+    'register: snapshot a workspace path or content/content_base64, with title and kind (report, log, image). list. ' +
     'read: page from source_offset, limit bytes; text as text, else base64.',
   input: z.object({
     action: ArtifactAction,

@@ -45,8 +45,8 @@ export const planTool = {
   name: 'plan',
   title: 'Plan work',
   description:
-    'Durable task plan. create: tasks, depends_on local_ids. advance: start a task. complete: evidence kind execute|edit|artifact|note ' +
-    '+ execution_task_id|edit_id|artifact_id|text. block: reason. replan: plan_revision, tasks/drop/order. deliver. Link calls: plan_id/plan_task_id.',
+    'create: tasks (depends_on local_ids). advance; block (reason). complete: evidence kind execute|edit|artifact|note ' +
+    '+execution_task_id|edit_id|artifact_id|text. replan: plan_revision; tasks/drop/order. deliver. Link calls: plan_id/plan_task_id.',
   input: z.object({
     action: PlanAction,
     remote_session_id: z.string(),

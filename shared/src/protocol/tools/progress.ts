@@ -15,7 +15,7 @@ export const progressTool = {
   name: 'progress',
   title: 'Report progress',
   description:
-    'Tell the user where work stands: status, current (one line), result (verified results; needed for completed). Repeats within 10 s are not recorded.',
+    'Tell the user where work stands: status, current (one line), result (verified; required for completed). Repeats within 10 s are not recorded.',
   input: z.object({
     remote_session_id: z.string(),
     status: ProgressStatus,
