@@ -4,6 +4,7 @@ import { execSuite } from './suites/exec.js';
 import { filesSuite } from './suites/files.js';
 import { mcpSuite } from './suites/mcp.js';
 import { runtimeSuite } from './suites/runtime.js';
+import { workSuite } from './suites/work.js';
 
 /**
  * `npm run bench [-- suite…]`: runs the benchmark suites and prints medians and ratios against
@@ -15,6 +16,7 @@ const SUITES: Record<string, () => Promise<void>> = {
   mcp: mcpSuite,
   exec: execSuite,
   files: filesSuite,
+  work: workSuite,
 };
 
 async function main(): Promise<void> {
