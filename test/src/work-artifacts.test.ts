@@ -2,10 +2,8 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import type { Client } from '@modelcontextprotocol/client';
-import { isAlive, TestHome } from './_harness/home.js';
-import { callTool, openSession, stdioClient } from './_harness/mcp-adapter.js';
+import { describe, it } from 'node:test';
+import { callTool, useStdioSession } from './_harness/mcp-adapter.js';
 
 const sha256 = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 /** A 2×2 RGBA PNG. */
@@ -22,23 +20,9 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  * artifact as an MCP resource.
  */
 describe('artifacts over MCP (issue 11)', () => {
-  const h = new TestHome();
-  let client: Client;
-  let adapterPid = 0;
-  let rs = '';
-  before(async () => {
-    await h.startDaemon();
-    const c = await stdioClient(h);
-    client = c.client;
-    adapterPid = c.transport.pid!;
-    rs = (await openSession(client, { workspace: 'ws' })).id;
-  });
-  after(async () => {
-    await client?.close().catch(() => undefined);
-    if (adapterPid && isAlive(adapterPid)) process.kill(adapterPid, 'SIGKILL');
-    await h.cleanup();
-  });
-  const artifact = (args: Record<string, unknown>) => callTool(client, 'artifact', { remote_session_id: rs, ...args });
+  const f = useStdioSession();
+  const h = f.h;
+  const artifact = (args: Record<string, unknown>) => callTool(f.client, 'artifact', { remote_session_id: f.rs, ...args });
 
   it('pages a 3 MB UTF-16LE file with BOM in source bytes, never splitting a surrogate pair', async () => {
     const unit = 'line: 😀 ñ 漢字 𝄞 end\r\n';
@@ -86,7 +70,7 @@ describe('artifacts over MCP (issue 11)', () => {
     assert.equal(reg.env.data!.mime_type, 'image/png');
     const id = reg.env.data!.artifact_id as string;
     const uri = reg.env.data!.uri as string;
-    assert.equal(uri, `holdfast://remote-sessions/${rs}/artifacts/${id}`);
+    assert.equal(uri, `holdfast://remote-sessions/${f.rs}/artifacts/${id}`);
 
     writeFileSync(join(h.workspace, 'dot.png'), Buffer.from('not a png any more'));
     const r = await artifact({ action: 'read', artifact_id: id });
@@ -94,20 +78,20 @@ describe('artifacts over MCP (issue 11)', () => {
     assert.equal(r.env.data!.next_source_offset, null);
     assert.equal(sha256(Buffer.from(r.env.data!.base64 as string, 'base64')), sha256(PNG), 'the snapshot, not the edited file');
 
-    const res = await client.readResource({ uri });
+    const res = await f.client.readResource({ uri });
     const blob = (res.contents[0] as { blob?: string }).blob;
     assert.equal(sha256(Buffer.from(blob ?? '', 'base64')), sha256(PNG));
     assert.equal(res.contents[0]!.mimeType, 'image/png');
 
     const note = await artifact({ action: 'register', content: 'release notes\n', title: 'Notes', kind: 'report' });
-    const noteText = await client.readResource({ uri: note.env.data!.uri as string });
+    const noteText = await f.client.readResource({ uri: note.env.data!.uri as string });
     assert.equal((noteText.contents[0] as { text?: string }).text, 'release notes\n');
 
     const list = await artifact({ action: 'list' });
     assert.deepEqual((list.env.data!.artifacts as { artifact_id: string }[]).slice(0, 2).map((a) => a.artifact_id), [note.env.data!.artifact_id, id], 'newest first');
-    const { resourceTemplates } = await client.listResourceTemplates();
+    const { resourceTemplates } = await f.client.listResourceTemplates();
     assert.ok(resourceTemplates.some((t) => t.uriTemplate === 'holdfast://remote-sessions/{remote_session_id}/artifacts/{artifact_id}'));
-    await assert.rejects(client.readResource({ uri: `holdfast://remote-sessions/${rs}/artifacts/ar_01ARZ3NDEKTSV4RRFFQ69G5FAV` }), (e: unknown) => (e as { code?: number }).code === -32602);
+    await assert.rejects(f.client.readResource({ uri: `holdfast://remote-sessions/${f.rs}/artifacts/ar_01ARZ3NDEKTSV4RRFFQ69G5FAV` }), (e: unknown) => (e as { code?: number }).code === -32602);
   });
 
   it('refuses what it cannot snapshot', async () => {

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import type { Client } from '@modelcontextprotocol/client';
-import { isAlive, pollUntil, TestHome } from './_harness/home.js';
-import { callTool, openSession, stdioClient } from './_harness/mcp-adapter.js';
+import { describe, it } from 'node:test';
+import { isAlive, pollUntil } from './_harness/home.js';
+import { callTool, openSession, useStdioSession } from './_harness/mcp-adapter.js';
 
 /**
  * Plans, progress and activity (issue 11) through the official MCP client over stdio, with a real
@@ -14,27 +13,14 @@ import { callTool, openSession, stdioClient } from './_harness/mcp-adapter.js';
  * daemon. Progress is not a heartbeat; activity turns live in `_meta` only.
  */
 describe('plan, progress and activity over MCP (issue 11)', () => {
-  const h = new TestHome();
-  let client: Client;
-  let adapterPid = 0;
-  let rs = '';
-  before(async () => {
-    await h.startDaemon();
-    mkdirSync(join(h.home, 'ws2'));
-    await h.client().call('workspace.register', { path: join(h.home, 'ws2'), name: 'ws2' });
-    const c = await stdioClient(h);
-    client = c.client;
-    adapterPid = c.transport.pid!;
-    rs = (await openSession(client, { workspace: 'ws' })).id;
+  const f = useStdioSession(async (home) => {
+    mkdirSync(join(home.home, 'ws2'));
+    await home.client().call('workspace.register', { path: join(home.home, 'ws2'), name: 'ws2' });
   });
-  after(async () => {
-    await client?.close().catch(() => undefined);
-    if (adapterPid && isAlive(adapterPid)) process.kill(adapterPid, 'SIGKILL');
-    await h.cleanup();
-  });
-  const plan = (args: Record<string, unknown>) => callTool(client, 'plan', { remote_session_id: rs, ...args });
+  const h = f.h;
+  const plan = (args: Record<string, unknown>) => callTool(f.client, 'plan', { remote_session_id: f.rs, ...args });
   const exec = async (command: string, extra: Record<string, unknown> = {}) => {
-    const r = await callTool(client, 'execute', { remote_session_id: rs, command, yield_time_ms: 30_000, ...extra });
+    const r = await callTool(f.client, 'execute', { remote_session_id: f.rs, command, yield_time_ms: 30_000, ...extra });
     assert.equal(r.isError, false, r.text);
     return r;
   };
@@ -72,8 +58,8 @@ describe('plan, progress and activity over MCP (issue 11)', () => {
     const taskId = failing.env.context.execution_task_id!;
 
     // Another session's task is refused (the session of the same principal on ws2).
-    const other = (await openSession(client, { workspace: 'ws2' })).id;
-    const foreign = await callTool(client, 'execute', { remote_session_id: other, command: 'true', yield_time_ms: 30_000 });
+    const other = (await openSession(f.client, { workspace: 'ws2' })).id;
+    const foreign = await callTool(f.client, 'execute', { remote_session_id: other, command: 'true', yield_time_ms: 30_000 });
     const foreignTask = foreign.env.context.execution_task_id!;
     const refused = await plan({ action: 'complete', plan_id: planId, plan_task_id: ids.repro, evidence: [{ kind: 'execute', execution_task_id: foreignTask }] });
     assert.equal(refused.env.error?.code, 'EVIDENCE_INVALID');
@@ -82,7 +68,7 @@ describe('plan, progress and activity over MCP (issue 11)', () => {
     const noEvidence = await plan({ action: 'complete', plan_id: planId, plan_task_id: ids.repro });
     assert.equal(noEvidence.env.error?.code, 'BAD_REQUEST');
     // Plan ids of another session are refused on any tool.
-    const wrongPlan = await callTool(client, 'execute', { remote_session_id: other, command: 'true', plan_id: planId });
+    const wrongPlan = await callTool(f.client, 'execute', { remote_session_id: other, command: 'true', plan_id: planId });
     assert.equal(wrongPlan.env.error?.code, 'PLAN_NOT_FOUND');
 
     const done = await plan({ action: 'complete', plan_id: planId, plan_task_id: ids.repro, evidence: [{ kind: 'execute', execution_task_id: taskId }, { kind: 'note', text: 'fails on CRLF' }] });
@@ -125,21 +111,21 @@ describe('plan, progress and activity over MCP (issue 11)', () => {
   });
 
   it('progress is stored, not a heartbeat, and comes back with session(open); completed needs results', async () => {
-    const report = (args: Record<string, unknown>) => callTool(client, 'progress', { remote_session_id: rs, ...args });
+    const report = (args: Record<string, unknown>) => callTool(f.client, 'progress', { remote_session_id: f.rs, ...args });
     const first = await report({ status: 'milestone', current: 'parser fixed' });
     assert.equal(first.env.data!.recorded, true);
     const repeat = await report({ status: 'milestone', current: 'parser fixed' });
     assert.equal(repeat.env.data!.recorded, false, 'the same status and text within 10 s is not recorded again');
     assert.equal((await report({ status: 'completed', current: 'done' })).env.error?.code, 'BAD_REQUEST');
     assert.equal((await report({ status: 'completed', current: 'done', result: ['npm test: 12 passed'] })).env.data!.recorded, true);
-    const resumed = await openSession(client, { remote_session_id: rs });
+    const resumed = await openSession(f.client, { remote_session_id: f.rs });
     assert.deepEqual((resumed.env.data!.progress as { status: string; result: string[] }).result, ['npm test: 12 passed']);
-    const events = await callTool(client, 'observe', { view: 'history', remote_session_id: rs, tool: 'progress', status: 'succeeded', limit: 200 });
+    const events = await callTool(f.client, 'observe', { view: 'history', remote_session_id: f.rs, tool: 'progress', status: 'succeeded', limit: 200 });
     assert.equal((events.env.data!.events as unknown[]).length, 2, 'one event per recorded report, none for the repeat');
   });
 
   it('activity: intent starts a turn; the stored snapshot is in _meta, never in structuredContent; bad activity is refused', async () => {
-    const call = (args: Record<string, unknown>) => client.callTool({ name: 'read', arguments: { remote_session_id: rs, view: 'list', ...args } }) as Promise<{ structuredContent: Record<string, unknown>; _meta?: Record<string, unknown>; isError?: boolean }>;
+    const call = (args: Record<string, unknown>) => f.client.callTool({ name: 'read', arguments: { remote_session_id: f.rs, view: 'list', ...args } }) as Promise<{ structuredContent: Record<string, unknown>; _meta?: Record<string, unknown>; isError?: boolean }>;
     const a = await call({ activity: { intent: 'find the parser', hypothesis: 'it is in src' } });
     const snapA = a._meta?.['holdfast/activity'] as Record<string, unknown>;
     assert.ok(snapA, '_meta carries the snapshot');

@@ -1,10 +1,29 @@
 import { HoldfastError } from '@holdfast/shared/errors';
-import type { planTool } from '@holdfast/shared/tools';
+import type { PlanTaskInput, planTool } from '@holdfast/shared/tools';
 import type * as z from 'zod';
 import type { PlanRow, PlanTaskRow } from '../../store/plans-repo.js';
 import type { SessionRow } from '../../store/sessions-repo.js';
 import type { ToolContext } from '../context.js';
 import { action, outcome, type ToolOutcome } from '../envelope.js';
+
+/** A new `pending` task row from a create/replan request item. */
+export function newTaskRow(id: string, planId: string, position: number, t: PlanTaskInput, dependsOn: string[], now: number): PlanTaskRow {
+  return {
+    id,
+    plan_id: planId,
+    position,
+    local_id: t.local_id,
+    title: t.title,
+    acceptance: t.acceptance ?? null,
+    depends_on: JSON.stringify(dependsOn),
+    state: 'pending',
+    block_reason: null,
+    created_at: now,
+    updated_at: now,
+    started_at: null,
+    completed_at: null,
+  };
+}
 
 /** Parsed arguments of `plan`. */
 export type PlanArgs = z.output<typeof planTool.input>;

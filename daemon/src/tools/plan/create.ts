@@ -4,7 +4,7 @@ import { newId } from '@holdfast/shared/ids';
 import type { PlanRow } from '../../store/plans-repo.js';
 import { resolveNewTasks } from '../../work/plan-graph.js';
 import { action, type ToolOutcome } from '../envelope.js';
-import { planOutcome, type PlanCall } from './common.js';
+import { newTaskRow, planOutcome, type PlanCall } from './common.js';
 import { planData, planText } from './view.js';
 
 /**
@@ -37,23 +37,7 @@ export function createPlan({ args, session, ctx }: PlanCall): ToolOutcome {
   const { plans } = ctx.services.work;
   plans.transaction(() => {
     plans.addPlan(plan);
-    tasks.forEach((t, i) => {
-      plans.addTask({
-        id: resolved.ids.get(t.local_id)!,
-        plan_id: plan.id,
-        position: i,
-        local_id: t.local_id,
-        title: t.title,
-        acceptance: t.acceptance ?? null,
-        depends_on: JSON.stringify(resolved.deps[i]),
-        state: 'pending',
-        block_reason: null,
-        created_at: now,
-        updated_at: now,
-        started_at: null,
-        completed_at: null,
-      });
-    });
+    tasks.forEach((t, i) => plans.addTask(newTaskRow(resolved.ids.get(t.local_id)!, plan.id, i, t, resolved.deps[i]!, now)));
   });
   const { data, tasks: rows } = planData(plans, plan);
   data.plan_task_ids = Object.fromEntries(resolved.ids);

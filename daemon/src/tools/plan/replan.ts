@@ -5,7 +5,7 @@ import type { PlanRow, PlanTaskRow } from '../../store/plans-repo.js';
 import { requirePlan } from '../../work/plan-lookup.js';
 import { resolveNewTasks } from '../../work/plan-graph.js';
 import type { ToolOutcome } from '../envelope.js';
-import { assertWritable, planOutcome, revisionConflict, type PlanCall } from './common.js';
+import { assertWritable, newTaskRow, planOutcome, revisionConflict, type PlanCall } from './common.js';
 import { planData, planText } from './view.js';
 
 function invalid(message: string, details: Record<string, unknown> = {}): HoldfastError {
@@ -73,21 +73,7 @@ export function replanPlan({ args, session, ctx }: PlanCall): ToolOutcome {
     }
     adds.forEach((a, i) => {
       const id = resolved.ids.get(a.local_id)!;
-      plans.addTask({
-        id,
-        plan_id: plan.id,
-        position: position.get(id)!,
-        local_id: a.local_id,
-        title: a.title,
-        acceptance: a.acceptance ?? null,
-        depends_on: JSON.stringify(resolved.deps[i]),
-        state: 'pending',
-        block_reason: null,
-        created_at: now,
-        updated_at: now,
-        started_at: null,
-        completed_at: null,
-      });
+      plans.addTask(newTaskRow(id, plan.id, position.get(id)!, a, resolved.deps[i]!, now));
     });
     plans.savePlan(next);
   });
