@@ -79,13 +79,6 @@ export class EventStreamHub {
     this.subs.clear();
   }
 
-  /** Followers connected now. */
-  get followers(): number {
-    let n = 0;
-    for (const m of this.subs.values()) n += m.size;
-    return n;
-  }
-
   /**
    * `events.follow`: registers a follower and starts its pump (after this answer is sent).
    * @throws HoldfastError WORKSPACE_NOT_FOUND for a workspace that is not registered.

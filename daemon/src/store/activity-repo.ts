@@ -13,7 +13,6 @@ export interface ActivityRow {
 export class ActivityRepo {
   private readonly getStmt;
   private readonly putStmt;
-  private readonly deleteStmt;
 
   constructor(db: Db) {
     this.getStmt = db.prepare<[string], ActivityRow>('SELECT * FROM session_activity WHERE session_id = ?');
@@ -21,7 +20,6 @@ export class ActivityRepo {
       `INSERT INTO session_activity (session_id, turn_id, state, sequence, updated_at) VALUES (@session_id, @turn_id, @state, @sequence, @updated_at)
        ON CONFLICT (session_id) DO UPDATE SET turn_id = excluded.turn_id, state = excluded.state, sequence = excluded.sequence, updated_at = excluded.updated_at`,
     );
-    this.deleteStmt = db.prepare('DELETE FROM session_activity WHERE session_id = ?');
   }
 
   get(sessionId: string): ActivityRow | undefined {
@@ -30,9 +28,5 @@ export class ActivityRepo {
 
   put(row: ActivityRow): void {
     this.putStmt.run(row);
-  }
-
-  deleteSession(sessionId: string): void {
-    this.deleteStmt.run(sessionId);
   }
 }

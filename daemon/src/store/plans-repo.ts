@@ -61,7 +61,6 @@ export class PlansRepo {
   private readonly updateTask;
   private readonly evidenceOf;
   private readonly insertEvidence;
-  private readonly bySession;
   private readonly deletePlan;
   private readonly counts;
   readonly transaction: <T>(fn: () => T) => T;
@@ -87,7 +86,6 @@ export class PlansRepo {
       `INSERT INTO plan_evidence (plan_task_id, seq, plan_id, kind, ref_id, text, exit_code, detail, recorded_at)
        VALUES (@plan_task_id, @seq, @plan_id, @kind, @ref_id, @text, @exit_code, @detail, @recorded_at)`,
     );
-    this.bySession = db.prepare<[string], PlanRow>('SELECT * FROM plans WHERE session_id = ? ORDER BY created_at DESC');
     this.deletePlan = db.prepare('DELETE FROM plans WHERE id = ?');
     this.counts = db.prepare<[], { plans: number; tasks: number; evidence: number }>(
       'SELECT (SELECT COUNT(*) FROM plans) AS plans, (SELECT COUNT(*) FROM plan_tasks) AS tasks, (SELECT COUNT(*) FROM plan_evidence) AS evidence',
@@ -111,11 +109,6 @@ export class PlansRepo {
   /** Evidence of a plan, grouped by task, in recording order. */
   evidence(planId: string): EvidenceRow[] {
     return this.evidenceOf.all(planId);
-  }
-
-  /** Plans of a session, newest first. */
-  listForSession(sessionId: string): PlanRow[] {
-    return this.bySession.all(sessionId);
   }
 
   addPlan(row: PlanRow): void {

@@ -14,13 +14,11 @@ export interface ProgressRow {
 export class ProgressRepo {
   private readonly latestStmt;
   private readonly insertStmt;
-  private readonly deleteForSession;
   private readonly count;
 
   constructor(db: Db) {
     this.latestStmt = db.prepare<[string], ProgressRow>('SELECT * FROM progress_reports WHERE session_id = ? ORDER BY id DESC LIMIT 1');
     this.insertStmt = db.prepare('INSERT INTO progress_reports (session_id, status, current, result, at) VALUES (@session_id, @status, @current, @result, @at)');
-    this.deleteForSession = db.prepare('DELETE FROM progress_reports WHERE session_id = ?');
     this.count = db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM progress_reports');
   }
 
@@ -33,11 +31,6 @@ export class ProgressRepo {
   insert(row: Omit<ProgressRow, 'id'>): ProgressRow {
     const r = this.insertStmt.run(row);
     return { ...row, id: Number(r.lastInsertRowid) };
-  }
-
-  /** Removes a session's reports (retention, with its events). */
-  deleteSession(sessionId: string): number {
-    return this.deleteForSession.run(sessionId).changes;
   }
 
   total(): number {
