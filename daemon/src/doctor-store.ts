@@ -69,7 +69,8 @@ export function storeChecks(layout: HomeLayout, db: Db, sessions: SessionsRepo, 
       `session logs ${humanBytes(bytes.session_logs)}, artifacts ${humanBytes(bytes.artifacts)}, logs ${humanBytes(bytes.logs)}`,
     data: { rows, bytes, oldest_event_at: ev.oldest_at },
   };
-  const next = f.retention.preview();
+  // Counted at the time the next sweep runs: what will have aged out by then.
+  const next = f.retention.preview(f.retention.nextSweepAt ?? Date.now());
   const cfg = f.retention.clocks();
   const clocks = `task_days ${cfg.task_days}, event_days ${cfg.event_days}, artifact_days ${cfg.artifact_days}, plan_days ${cfg.plan_days} (0 keeps forever)`;
   const due = f.retention.nextSweepAt ? new Date(f.retention.nextSweepAt).toISOString() : 'not scheduled';
