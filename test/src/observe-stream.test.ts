@@ -78,7 +78,8 @@ describe('holdfast observe (issue 11)', () => {
     const piped = observe(h, ['--history', '1']);
     observers.push(piped);
     try {
-      await pollUntil('both panes to show the replayed event', async () => (await tmux(['capture-pane', '-p', '-t', 'colour'])).includes('mark-9') && (await tmux(['capture-pane', '-p', '-t', 'nocolour'])).includes('mark-9'), 10_000);
+      const replayed = /^[✓✗•◷?!~] /m;
+      await pollUntil('both panes to show the replayed event', async () => replayed.test(await tmux(['capture-pane', '-p', '-t', 'colour'])) && replayed.test(await tmux(['capture-pane', '-p', '-t', 'nocolour'])), 10_000);
       await call('execute', { remote_session_id: rs, command: 'echo tmux-out; echo tmux-err >&2; false', purpose: 'show the layout', activity: { hypothesis: 'the layout holds' }, yield_time_ms: 30_000 });
       const pane = await pollUntil('the call in the pane', async () => {
         const p = await tmux(['capture-pane', '-p', '-t', 'colour']);
