@@ -1,6 +1,7 @@
 import {
   G,
   HoldfastError,
+  isDesktopRelayParams,
   isExecParams,
   isInputParams,
   isReadParams,
@@ -31,7 +32,7 @@ import type { Session } from './session.js';
  * `g.reset_shell` answers the new `GuardianStatus`; `g.stop` and `g.wait` answer the
  * `CommandRecord` or `TaskRecord` (`TASK_NOT_FOUND` for an unknown id); `g.shutdown` answers
  * the `ExitRecord` and the process exits right after. Work requests on an ending session get
- * `SESSION_EXITED`.
+ * `SESSION_EXITED`. `g.desktop` is relayed to the desktop driver (desktop-host.ts).
  */
 export async function routeRequest(s: Session, method: string, params: unknown, ctx: RequestContext): Promise<unknown> {
   const wctx = {
@@ -97,6 +98,9 @@ export async function routeRequest(s: Session, method: string, params: unknown, 
       setImmediate(() => void s.exitProcess());
       return rec;
     }
+    case G.desktop:
+      if (!isDesktopRelayParams(params)) throw bad('m (a d.* driver method) and p');
+      return s.desktop.relay(params.m, params.p, ctx);
     case G.bye:
       log(`${(ctx.peer.remote as { role?: string } | undefined)?.role ?? 'peer'} says bye (restart handoff, not a shutdown)`);
       return { ok: true };

@@ -18,6 +18,8 @@ import { GUARDIAN_BUILD } from './build-id.js';
 import { Clock } from './clock.js';
 import { CommandRunner } from './command-runner.js';
 import { ServerTimings } from './constants.js';
+import { DesktopHost } from './desktop-host.js';
+import { DisplayEnv } from './display-env.js';
 import { writeExitRecord } from './exit-record.js';
 import { GuardianServer } from './guardian-server.js';
 import { log } from './log.js';
@@ -56,6 +58,7 @@ export class Session {
   readonly tasks: TaskRunner;
   readonly reader: OutputReader;
   readonly server: GuardianServer;
+  readonly desktop: DesktopHost;
   private readonly orphan: OrphanTimer;
   private manifestWritten = false;
   private ending: Promise<ExitRecord> | null = null;
@@ -98,6 +101,8 @@ export class Session {
       },
     });
     this.reader = new OutputReader({ sessionDir: spec.sessionDir, source: (src) => this.source(src) });
+    const displayEnv = new DisplayEnv(files.envFile, baseEnv, () => this.commands.refreshPrompt());
+    this.desktop = new DesktopHost({ sessionDir: spec.sessionDir, env: { ...baseEnv }, onDisplayEnv: (env) => displayEnv.apply(env) });
     this.server = new GuardianServer({
       socketPath: spec.socketPath,
       build: GUARDIAN_BUILD,
@@ -160,6 +165,7 @@ export class Session {
       foreground: this.commands.foreground,
       tasks: this.tasks.list(),
       daemonConnections: this.server.daemonConnections,
+      desktopDriver: this.desktop.pid !== null ? { pid: this.desktop.pid } : null,
     };
   }
 
@@ -185,6 +191,7 @@ export class Session {
     log(`ending: ${reason}`);
     this.ending = (async () => {
       this.orphan.stop();
+      await this.desktop.stop();
       const groups = this.tasks.allGroups();
       const shellExit = await this.host.endSession({ final: true, also: { sessions: groups, groups } });
       return this.finish(reason, shellExit, null);
@@ -216,6 +223,7 @@ export class Session {
     log(`the shell exited by itself (code ${e.exitCode}, signal ${e.signal}): ending the session`);
     this.ending = (async () => {
       this.orphan.stop();
+      await this.desktop.stop();
       const groups = this.tasks.allGroups();
       await this.host.endSession({ final: true, also: { sessions: groups, groups } });
       return this.finish('shell_exit', e, e.exitCode);

@@ -25,6 +25,8 @@ const ARGUMENT_RETRY: Readonly<Record<string, (args: Record<string, unknown>) =>
     if (action === 'run' && typeof args.idempotency_key === 'string') return 'idempotent';
     return 'never';
   },
+  // A desktop action with an operation_id is answered from the driver's ledger when repeated (issue 15).
+  desktop_action: (args) => (typeof args.operation_id === 'string' ? 'idempotent' : 'never'),
 };
 
 /**

@@ -1,3 +1,4 @@
+import { DESKTOP_MIGRATION } from './desktop-migration.js';
 import { TASKS_MIGRATION } from './tasks-migration.js';
 
 /**
@@ -137,4 +138,5 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
     `,
   },
   TASKS_MIGRATION,
+  DESKTOP_MIGRATION,
 ];

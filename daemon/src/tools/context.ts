@@ -1,6 +1,7 @@
 import type { CallContext } from '@holdfast/shared/control';
 import type { HomeLayout } from '@holdfast/shared/paths';
 import type { ConfigStore } from '../config-store.js';
+import type { DesktopService } from '../desktop/desktop-service.js';
 import type { ExecutionServices } from '../execution/services.js';
 import type { FileServices } from '../files/file-services.js';
 import type { SessionManager } from '../sessions/manager.js';
@@ -16,6 +17,8 @@ export interface ToolServices {
   execution: ExecutionServices;
   /** Workspace file tools: read, edit, move_out, observe(view=diff) (issue 4). */
   files: FileServices;
+  /** Desktop devices and sessions: the desktop tools and screenshot_capture (issue 15). */
+  desktop: DesktopService;
 }
 
 /** Per-call context: who calls, over what, and a signal aborted when the caller gives up. */

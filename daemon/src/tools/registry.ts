@@ -3,12 +3,22 @@ import { HoldfastError } from '@holdfast/shared/errors';
 import { findTool } from '@holdfast/shared/tools';
 import type { ToolContext, ToolServices } from './context.js';
 import { failure, toCallResult, type ToolOutcome } from './envelope.js';
+import { desktopActionHandler } from './desktop/action.js';
+import { desktopConnectHandler } from './desktop/connect.js';
+import { desktopDisconnectHandler } from './desktop/disconnect.js';
+import { desktopGetSessionHandler } from './desktop/get-session.js';
+import { desktopListDevicesHandler } from './desktop/list-devices.js';
+import { desktopOpenHandler } from './desktop/open.js';
+import { desktopScreenshotHandler } from './desktop/screenshot.js';
+import { desktopSelectDisplayHandler } from './desktop/select-display.js';
+import { desktopSetControlHandler } from './desktop/set-control.js';
 import { editHandler } from './edit/index.js';
 import { executeHandler } from './execute.js';
 import { moveOutHandler } from './move-out/index.js';
 import { observeHandler } from './observe/index.js';
 import { readHandler } from './read/index.js';
 import { runtimeReadHandler } from './runtime-read.js';
+import { screenshotCaptureHandler } from './screenshot-capture.js';
 import { sessionHandler } from './session.js';
 import { workspaceHandler } from './workspace.js';
 
@@ -24,6 +34,16 @@ const HANDLERS: Record<string, Handler> = {
   read: readHandler,
   edit: editHandler,
   move_out: moveOutHandler,
+  desktop_list_devices: desktopListDevicesHandler,
+  desktop_connect: desktopConnectHandler,
+  desktop_open: desktopOpenHandler,
+  desktop_get_session: desktopGetSessionHandler,
+  desktop_screenshot: desktopScreenshotHandler,
+  desktop_action: desktopActionHandler,
+  desktop_set_control: desktopSetControlHandler,
+  desktop_select_display: desktopSelectDisplayHandler,
+  desktop_disconnect: desktopDisconnectHandler,
+  screenshot_capture: screenshotCaptureHandler,
 };
 
 /**

@@ -21,6 +21,12 @@ export const G = {
   resize: 'g.resize',
   shutdown: 'g.shutdown',
   bye: 'g.bye',
+  /**
+   * Relay to the session's desktop driver (issue 15, DESIGN §5.1): {@link DesktopRelayParams} →
+   * the driver's answer (shared/protocol/desktop.ts). The guardian starts the driver on first use;
+   * `d.status` and `d.shutdown` never start it. Feature `desktop`.
+   */
+  desktop: 'g.desktop',
 } as const;
 
 /** Events a guardian emits to its connected daemon. */
@@ -32,7 +38,7 @@ export const GEvents = {
 } as const;
 
 /** Feature strings a guardian announces in its `welcome`. */
-export const GUARDIAN_FEATURES = ['read.wait', 'exec.awaiting_input', 'spawn.argv', 'snapshot.text'] as const;
+export const GUARDIAN_FEATURES = ['read.wait', 'exec.awaiting_input', 'spawn.argv', 'snapshot.text', 'desktop'] as const;
 
 /** Output sources: the PTY, or one stream of a task (`task:<task_id>:stdout|stderr`). */
 export type OutputSource = 'pty' | `task:${string}:stdout` | `task:${string}:stderr`;
@@ -148,6 +154,8 @@ export interface GuardianStatus {
   tasks: TaskRecord[];
   /** Daemon connections right now. */
   daemonConnections: number;
+  /** The desktop driver child, when one runs (issue 15; absent from older guardians). */
+  desktopDriver?: { pid: number } | null;
 }
 
 // ---- params and results -------------------------------------------------------------------------
@@ -270,6 +278,12 @@ export interface ResizeParams {
   rows: number;
 }
 
+/** `g.desktop`: one driver method `m` (`d.*`) with its params `p`, relayed as is. */
+export interface DesktopRelayParams {
+  m: string;
+  p: unknown;
+}
+
 /** `g.shutdown`: end everything (kill escalation, DESIGN §4.4), write exit.json, exit. */
 export interface ShutdownParams {
   reason: 'closed' | 'killed' | 'reaped' | 'pruned' | 'reclaimed';
@@ -329,6 +343,10 @@ export function isResizeParams(v: unknown): v is ResizeParams {
 
 export function isShutdownParams(v: unknown): v is ShutdownParams {
   return isObj(v) && ['closed', 'killed', 'reaped', 'pruned', 'reclaimed'].includes(v.reason as string);
+}
+
+export function isDesktopRelayParams(v: unknown): v is DesktopRelayParams {
+  return isObj(v) && isStr(v.m) && /^d\.[a-z_]{1,40}$/.test(v.m);
 }
 
 export function isGuardianSpec(v: unknown): v is GuardianSpec {

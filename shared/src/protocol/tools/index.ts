@@ -10,6 +10,16 @@ import { readTool } from './read.js';
 import { runtimeReadTool } from './runtime-read.js';
 import { sessionTool } from './session.js';
 import { workspaceTool } from './workspace.js';
+import { desktopActionTool } from './desktop-action.js';
+import { desktopConnectTool } from './desktop-connect.js';
+import { desktopDisconnectTool } from './desktop-disconnect.js';
+import { desktopGetSessionTool } from './desktop-get-session.js';
+import { desktopListDevicesTool } from './desktop-list-devices.js';
+import { desktopOpenTool } from './desktop-open.js';
+import { desktopScreenshotTool } from './desktop-screenshot.js';
+import { desktopSelectDisplayTool } from './desktop-select-display.js';
+import { desktopSetControlTool } from './desktop-set-control.js';
+import { screenshotCaptureTool } from './screenshot-capture.js';
 
 export * from './envelope.js';
 export * from './json-schema.js';
@@ -18,12 +28,37 @@ export * from './edit.js';
 export * from './move-out.js';
 export * from './observe.js';
 export { executeTool, observeTool, runtimeReadTool, sessionTool, workspaceTool };
+export {
+  desktopActionTool,
+  desktopConnectTool,
+  desktopDisconnectTool,
+  desktopGetSessionTool,
+  desktopListDevicesTool,
+  desktopOpenTool,
+  desktopScreenshotTool,
+  desktopSelectDisplayTool,
+  desktopSetControlTool,
+  screenshotCaptureTool,
+};
+
+/** The desktop tools (issue 15), in catalogue order. */
+export const DESKTOP_TOOLS: readonly ToolDef[] = [
+  desktopListDevicesTool,
+  desktopConnectTool,
+  desktopOpenTool,
+  desktopGetSessionTool,
+  desktopScreenshotTool,
+  desktopActionTool,
+  desktopSetControlTool,
+  desktopSelectDisplayTool,
+  desktopDisconnectTool,
+];
 
 /**
  * The tool catalogue (DESIGN §6.4): only tools that are served end to end are listed here.
  * The adapter registers these schemas; the daemon parses arguments with the same ones.
  */
-export const TOOLS: readonly ToolDef[] = [workspaceTool, sessionTool, readTool, editTool, moveOutTool, executeTool, observeTool, runtimeReadTool];
+export const TOOLS: readonly ToolDef[] = [workspaceTool, sessionTool, readTool, editTool, moveOutTool, executeTool, observeTool, runtimeReadTool, ...DESKTOP_TOOLS, screenshotCaptureTool];
 
 /** Every tool name DESIGN §6.4 reserves (a principal may name one before it is served). */
 export const RESERVED_TOOL_NAMES = [
@@ -39,6 +74,8 @@ export const PROFILES: Readonly<Record<ToolProfileName, readonly string[]>> = {
   terminal: ['workspace', 'session', 'execute', 'observe'],
   coding: ['workspace', 'session', 'read', 'observe', 'runtime_read', 'environment_read', 'edit', 'execute', 'move_out', 'progress'],
   full: RESERVED_TOOL_NAMES,
+  // Issue 15: the desktop tools and `session` only.
+  desktop: ['session', ...DESKTOP_TOOLS.map((t) => t.name)],
 };
 
 /** Looks up a served tool by name. */
