@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { allRows } from './stats.js';
+import { desktopSuite } from './suites/desktop.js';
 import { execSuite } from './suites/exec.js';
 import { filesSuite } from './suites/files.js';
 import { mcpSuite } from './suites/mcp.js';
@@ -15,6 +16,7 @@ const SUITES: Record<string, () => Promise<void>> = {
   mcp: mcpSuite,
   exec: execSuite,
   files: filesSuite,
+  desktop: desktopSuite,
 };
 
 async function main(): Promise<void> {

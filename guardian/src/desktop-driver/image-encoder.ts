@@ -5,7 +5,12 @@ let sharpLoading: Promise<SharpModule['default']> | null = null;
 
 /** sharp, loaded on the first screenshot (it costs ~20 MB of RSS an idle driver need not pay). */
 function loadSharp(): Promise<SharpModule['default']> {
-  sharpLoading ??= import('sharp').then((m) => m.default);
+  sharpLoading ??= import('sharp').then((m) => {
+    // Every screenshot is new pixels: libvips' operation cache (up to 50 MB) would only hold
+    // memory in a process that lives for days.
+    m.default.cache(false);
+    return m.default;
+  });
   return sharpLoading;
 }
 
