@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
-import { decodePng, findColour, PYTHON, RECORDER, recorderEvents, startXvfb, type XServer } from './_harness/desktop.js';
+import { decodePng, findColour, PYTHON, RECORDER, recorderEvents, sessionTools, startXvfb, type XServer } from './_harness/desktop.js';
 import { isAlive, pollUntil, TestHome } from './_harness/home.js';
-import { httpClient, openSession, ownerToken, run, startAdapter, type AdapterProcess, type Envelope } from './_harness/mcp-adapter.js';
+import { httpClient, openSession, ownerToken, run, startAdapter, type AdapterProcess } from './_harness/mcp-adapter.js';
 
 /**
  * Issue 15, the `virtual` backend: the session's private display (Xtigervnc, or Xvfb + x11vnc, and
@@ -22,15 +22,7 @@ describe('desktop: the virtual backend', () => {
   let ds: string;
   let log: string;
 
-  const call = async (name: string, args: Record<string, unknown>): Promise<{ env: Envelope; isError: boolean; images: string[] }> => {
-    const r = (await c.callTool({ name, arguments: { remote_session_id: rs, ...args } })) as { structuredContent?: unknown; isError?: boolean; content?: { type: string; data?: string }[] };
-    return { env: r.structuredContent as Envelope, isError: r.isError === true, images: (r.content ?? []).filter((x) => x.type === 'image').map((x) => x.data!) };
-  };
-  const ok = async (name: string, args: Record<string, unknown>): Promise<{ env: Envelope; images: string[] }> => {
-    const r = await call(name, args);
-    assert.equal(r.isError, false, `${name} ${JSON.stringify(args)} failed: ${JSON.stringify(r.env.error)}`);
-    return r;
-  };
+  const { call, ok } = sessionTools(() => c, () => rs);
   const shot = async (extra: Record<string, unknown> = {}) => ok('desktop_screenshot', { desktop_session_id: ds, ...extra });
 
   before(async () => {

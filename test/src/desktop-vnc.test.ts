@@ -8,6 +8,7 @@ import {
   decodePng,
   grepTree,
   recorderEvents,
+  sessionTools,
   startRecorder,
   startSecretService,
   startX11vnc,
@@ -40,15 +41,9 @@ describe('desktop: a VNC device with a keyring password', () => {
   let rs: string;
   let ds: string;
 
-  const call = async (name: string, args: Record<string, unknown>): Promise<{ env: Envelope; isError: boolean; images: string[] }> => {
-    const r = (await c.callTool({ name, arguments: { remote_session_id: rs, ...args } })) as { structuredContent?: unknown; isError?: boolean; content?: { type: string; data?: string }[] };
-    return { env: r.structuredContent as Envelope, isError: r.isError === true, images: (r.content ?? []).filter((x) => x.type === 'image').map((x) => x.data!) };
-  };
-  const ok = async (name: string, args: Record<string, unknown>): Promise<Envelope> => {
-    const r = await call(name, args);
-    assert.equal(r.isError, false, `${name} ${JSON.stringify(args)} failed: ${JSON.stringify(r.env.error)}`);
-    return r.env;
-  };
+  const tools = sessionTools(() => c, () => rs);
+  const call = tools.call;
+  const ok = async (name: string, args: Record<string, unknown>): Promise<Envelope> => (await tools.ok(name, args)).env;
   const screenshot = async (extra: Record<string, unknown> = {}): Promise<{ env: Envelope; image: string }> => {
     const r = await call('desktop_screenshot', { desktop_session_id: ds, ...extra });
     assert.equal(r.isError, false, JSON.stringify(r.env.error));

@@ -41,8 +41,7 @@ export class Driver {
     readonly build: string,
     private readonly onDisplayEnv: (env: DisplayEnvEvent) => void,
   ) {
-    this.virtual = new VirtualDisplay(join(sessionDir, 'desktop'));
-    this.virtual.whenGone(() => this.onDisplayEnv(null));
+    this.virtual = new VirtualDisplay(join(sessionDir, 'desktop'), (env) => this.onDisplayEnv(env));
   }
 
   status(): DriverStatus {
@@ -74,11 +73,8 @@ export class Driver {
     }
     const s = new DesktopSession({ params: p, driverPid: process.pid, virtual: this.virtual, ledger: this.ledger });
     const run = (async () => {
-      const hadDisplay = this.virtual.current;
       await s.open();
       this.remember(s);
-      const v = this.virtual.current;
-      if (p.backend.kind === 'virtual' && v && v !== hadDisplay) this.onDisplayEnv(v.env);
       return s.view();
     })().finally(() => this.connecting.delete(p.desktop_session_id));
     this.connecting.set(p.desktop_session_id, run);
@@ -102,10 +98,7 @@ export class Driver {
   /** Closes every desktop session and the private display (the session is ending). */
   async shutdown(): Promise<void> {
     await Promise.all([...this.sessions.values()].map((s) => s.close('session_ended')));
-    if (this.virtual.current) {
-      await this.virtual.stop();
-      this.onDisplayEnv(null);
-    }
+    await this.virtual.stop();
     log('desktop driver shut down');
   }
 

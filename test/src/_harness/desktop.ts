@@ -1,8 +1,10 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/client';
 import sharp from 'sharp';
 import { pollUntil, REPO_ROOT } from './home.js';
+import type { Envelope } from './mcp-adapter.js';
 
 /**
  * Real desktop components for the desktop tests (issue 15): Xvfb displays (numbers from
@@ -284,4 +286,28 @@ export function grepTree(root: string, needle: string, skip: string[] = [], newe
   };
   walk(root, 0);
   return hits;
+}
+
+/** A tool result with its envelope and image contents (base64 PNG). */
+export interface DesktopToolResult {
+  env: Envelope;
+  isError: boolean;
+  images: string[];
+}
+
+/**
+ * Tool calls for one session: `call` returns the result whatever it is; `ok` asserts it did not
+ * fail. `remote_session_id` is added from `session()` (read at call time).
+ */
+export function sessionTools(client: () => Client, session: () => string) {
+  const call = async (name: string, args: Record<string, unknown>): Promise<DesktopToolResult> => {
+    const r = (await client().callTool({ name, arguments: { remote_session_id: session(), ...args } })) as { structuredContent?: unknown; isError?: boolean; content?: { type: string; data?: string }[] };
+    return { env: r.structuredContent as Envelope, isError: r.isError === true, images: (r.content ?? []).filter((x) => x.type === 'image').map((x) => x.data!) };
+  };
+  const ok = async (name: string, args: Record<string, unknown>): Promise<DesktopToolResult> => {
+    const r = await call(name, args);
+    if (r.isError) throw new Error(`${name} ${JSON.stringify(args)} failed: ${JSON.stringify(r.env.error)}`);
+    return r;
+  };
+  return { call, ok };
 }

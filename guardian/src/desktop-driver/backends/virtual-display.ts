@@ -59,21 +59,20 @@ export class VirtualDisplay {
   private children: ChildProcess[] = [];
   private running: RunningDisplay | null = null;
   private starting: Promise<RunningDisplay> | null = null;
-  private onGone: (() => void) | null = null;
 
+  /**
+   * @param onEnv called with the display's variables whenever it (re)starts, and with null when
+   *   it stops or its X server dies (the guardian passes them on to the session's shell and tasks).
+   */
   constructor(
     private readonly dir: string,
+    private readonly onEnv: (env: DisplayEnv | null) => void = () => undefined,
     private readonly env: NodeJS.ProcessEnv = process.env,
   ) {}
 
   /** The running display, or null. */
   get current(): RunningDisplay | null {
     return this.running;
-  }
-
-  /** Calls `fn` when the X server exits without {@link stop}. */
-  whenGone(fn: () => void): void {
-    this.onGone = fn;
   }
 
   /**
@@ -91,10 +90,12 @@ export class VirtualDisplay {
   /** Ends the window manager, the VNC server and the X server (SIGTERM, then SIGKILL after 1 s). */
   async stop(): Promise<void> {
     const kids = this.children;
+    const was = this.running;
     this.children = [];
     this.running = null;
     await Promise.all(kids.reverse().map((c) => terminate(c)));
     rmSync(join(this.dir, 'vnc.sock'), { force: true });
+    if (was) this.onEnv(null);
   }
 
   private async start(spec: VirtualBackendSpec): Promise<RunningDisplay> {
@@ -149,9 +150,10 @@ export class VirtualDisplay {
     x.once('exit', (code, signal) => {
       if (this.running?.pid !== x.pid) return;
       log(`X server of ${xDisplay} exited (code ${code}, signal ${signal})`);
-      void this.stop().then(() => this.onGone?.());
+      void this.stop();
     });
     log(`private display ${xDisplay} (${server}, ${size}) ready on ${socketPath}`);
+    this.onEnv(env);
     return this.running;
   }
 
