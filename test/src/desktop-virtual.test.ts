@@ -83,6 +83,16 @@ describe('desktop: the virtual backend', () => {
     assert.equal(r.env.data!.outcome, 'submitted');
     const press = await pollUntil('the click in the window', () => recorderEvents(log).find((e) => e.ev === 'press' && e.button === 1));
     assert.ok(Math.abs(press.x! - cx) <= 1 && Math.abs(press.y! - cy) <= 1, `press at (${press.x}, ${press.y}), wanted (${cx}, ${cy})`);
+
+    const oldDaemon = h.daemonPid();
+    const restart = await h.cli(['restart-daemon']);
+    assert.equal(restart.code, 0, restart.stderr);
+    await pollUntil('a new daemon pid', () => h.daemonPid() !== null && h.daemonPid() !== oldDaemon, 15_000);
+    const afterRestart = (await pollUntil('the session after restart-daemon', async () => {
+      const r2 = await call('desktop_get_session', { desktop_session_id: ds });
+      return r2.isError ? null : r2.env.data;
+    }, 30_000, 100))!;
+    assert.deepEqual([afterRestart.driver_pid, afterRestart.generation], [beforeKill.driver_pid, beforeKill.generation], 'restart-daemon leaves the driver and its connection');
   });
 
   it('refuses an evicted observation (the 33rd evicts the first) and one from before desktop_select_display', async () => {
