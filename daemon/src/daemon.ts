@@ -191,6 +191,7 @@ export class Daemon {
       'desktop.list': () => this.desktop.list(),
       'desktop.pause': (p) => this.desktop.setPaused(p.id, true),
       'desktop.resume': (p) => this.desktop.setPaused(p.id, false),
+      'desktop.disconnect': (p) => this.desktop.closeByPerson(p.id),
       'desktop.view': (p) => this.desktop.describeView(p.view_id),
       'desktop.pair': (p) => this.desktop.pair(p.view_id, p.device, p.close),
       'tool.call': (p, ctx) => callTool(p.tool, p.arguments, p.context, services, ctx.signal),

@@ -161,7 +161,7 @@ describe('desktop: a VNC device with a keyring password', () => {
     assert.equal(again.data!.outcome, 'submitted');
   });
 
-  it('holds one agent connection per device; a view device refuses every action; a device without auto-connect waits for the person', async () => {
+  it('holds one agent connection per device; a view device refuses every action; a device without auto-connect waits for the person, who can also close it', async () => {
     const other = (await openSession(c, { workspace: 'ws' })).id;
     assert.notEqual(other, rs);
     const asOther = async (name: string, args: Record<string, unknown>) => callTool(c, name, { remote_session_id: other, ...args });
@@ -192,7 +192,12 @@ describe('desktop: a VNC device with a keyring password', () => {
     await person(['desktop', 'pair', viewId, '--yes']);
     const paired = await pending;
     assert.equal(paired.env.data!.state, 'connected');
+    const askDs = (paired.env.data!.session as { device: string; desktop_session_id: string }).desktop_session_id;
     assert.equal((paired.env.data!.session as { device: string }).device, 'lab-ask');
+    await person(['desktop', 'disconnect', askDs]);
+    const closed = await asOther('desktop_get_session', { desktop_session_id: askDs });
+    assert.deepEqual([closed.env.data!.state, closed.env.data!.closed_reason], ['closed', 'closed_by_person']);
+    assert.equal((await asOther('desktop_screenshot', { desktop_session_id: askDs })).env.error?.code, 'DESKTOP_NOT_FOUND', 'a closed session is not reconnected');
 
     const declined = await asOther('desktop_open', {});
     await person(['desktop', 'pair', declined.env.data!.view_id as string, '--close']);

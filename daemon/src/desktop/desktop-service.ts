@@ -260,6 +260,22 @@ export class DesktopService {
     return { target: lockKey, desktop_session_id: open?.id ?? null, paused };
   }
 
+  /**
+   * `holdfast desktop disconnect <id>` (`ds_…` or a device alias): the person ends an agent's
+   * desktop session; the agent then sees it `closed` (`closed_by_person`), never reconnected.
+   * @throws HoldfastError `DESKTOP_NOT_FOUND` when nothing open matches.
+   */
+  async closeByPerson(id: string): Promise<ControlResult<'desktop.disconnect'>> {
+    const { lockKey, row } = this.resolveTarget(id);
+    const open = row && row.ended_at === null ? row : this.repo.openByLock(lockKey);
+    if (!open) throw notFound(`no open desktop session for ${id}; see \`holdfast desktop list\``);
+    await this.driver(open.session_id, D.disconnect, { desktop_session_id: open.id, reason: 'closed_by_person' }).catch((err: Error) => {
+      this.log.warn('desktop disconnect did not reach the driver', { desktop_session_id: open.id, error: err.message });
+    });
+    this.end(open, 'closed_by_person');
+    return { desktop_session_id: open.id, remote_session_id: open.session_id, device: open.device, closed: true };
+  }
+
   /** `holdfast desktop pair <view_id>` (first step): what the view asks for. */
   async describeView(viewId: string): Promise<ControlResult<'desktop.view'>> {
     const idx = this.repo.view(viewId);

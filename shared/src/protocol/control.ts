@@ -265,6 +265,10 @@ export const ControlMethods = {
     params: z.object({ id: z.string().min(1).max(200) }),
     result: z.object({ target: z.string(), desktop_session_id: z.string().nullable(), paused: z.boolean() }),
   },
+  'desktop.disconnect': {
+    params: z.object({ id: z.string().min(1).max(200) }),
+    result: z.object({ desktop_session_id: z.string(), remote_session_id: z.string(), device: z.string(), closed: z.boolean() }),
+  },
   'desktop.view': {
     params: z.object({ view_id: z.string().min(1).max(200) }),
     result: z.object({ view_id: z.string(), remote_session_id: z.string(), principal: z.string(), workspace: z.string(), device: z.string().nullable(), state: z.string(), devices: z.array(DeviceView) }),

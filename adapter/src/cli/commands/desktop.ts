@@ -24,6 +24,7 @@ interface AddOptions {
  * - `device list`, `device remove <alias>` (disconnects a live connection, deletes the keyring entry);
  * - `list`: open desktop sessions;
  * - `pause <id>` / `resume <id>` (`ds_…` or a device alias): the person's lock the agent cannot lift;
+ * - `disconnect <id>`: ends an agent's desktop session (the agent sees `closed`, no reconnect);
  * - `pair <view_id> [--device ALIAS|virtual] [--yes] [--close]`: answers an agent's `desktop_open`
  *   (or a device without auto-connect) by connecting a desktop for its session, or declines it.
  */
@@ -135,6 +136,18 @@ export function registerDesktop(program: Command): void {
         });
       });
   }
+
+  desktop
+    .command('disconnect <id>')
+    .description("end an agent's desktop session (id: ds_… or a device alias); the agent sees it closed")
+    .option('--json', 'print JSON')
+    .action(async (id: string, o: { json?: boolean }) => {
+      await withClient(async (c) => {
+        const r = await c.call('desktop.disconnect', { id }, { retry: 'never' });
+        if (o.json) return printJson(r);
+        process.stdout.write(`disconnected ${r.desktop_session_id} (${r.device}) of ${r.remote_session_id}\n`);
+      });
+    });
 
   desktop
     .command('pair <view_id>')
