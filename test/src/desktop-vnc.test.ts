@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -20,7 +20,7 @@ import {
   type VncServer,
   type XServer,
 } from './_harness/desktop.js';
-import { pollUntil, TestHome } from './_harness/home.js';
+import { CLI_MAIN, pollUntil, TestHome } from './_harness/home.js';
 import { callTool, httpClient, openSession, ownerToken, startAdapter, type AdapterProcess, type Envelope } from './_harness/mcp-adapter.js';
 
 /**
@@ -238,6 +238,36 @@ describe('desktop: a VNC device with a keyring password', () => {
     await ok('desktop_action', { desktop_session_id: ds, observation_id: fresh, action: 'type_text', text: 'Z', observe_after: false });
     await pollUntil('the sentinel Z', () => typedText(events()).endsWith('Z'));
     assert.equal(xs(), arrived, 'nothing of the interrupted typing was sent again');
+  });
+
+  it('asks the password in a terminal without echoing it (device add under tmux)', async () => {
+    const sock = join(h.home, 'tmux.sock');
+    const tmux = (args: string[]): Promise<string> =>
+      new Promise((resolve, reject) => {
+        const p = spawn('tmux', ['-S', sock, ...args], { env: h.env() });
+        let out = '';
+        p.stdout.on('data', (d: Buffer) => (out += d.toString()));
+        p.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`tmux ${args.join(' ')} exited ${code}`))));
+      });
+    const add = `${process.execPath} ${CLI_MAIN} desktop device add lab-tty --host 127.0.0.1 --port ${vnc.port} --credential keyring --authorization control --auto-connect`;
+    await tmux(['new-session', '-d', '-x', '160', '-y', '20', `${add}; echo EXIT=$?; sleep 60`]);
+    try {
+      await pollUntil('the password prompt', async () => (await tmux(['capture-pane', '-p'])).includes('VNC password for lab-tty (not shown):'));
+      await tmux(['send-keys', '-l', password]);
+      await tmux(['send-keys', 'Enter']);
+      const pane = await pollUntil('device add to finish', async () => {
+        const text = await tmux(['capture-pane', '-p']);
+        return /EXIT=\d+/.test(text) ? text : null;
+      });
+      assert.match(pane, /EXIT=0/);
+      assert.ok(!pane.includes(password), 'the password was not echoed');
+    } finally {
+      await tmux(['kill-server']).catch(() => undefined);
+    }
+    const other = (await openSession(c, { workspace: 'ws' })).id;
+    const conn = await callTool(c, 'desktop_connect', { remote_session_id: other, alias: 'lab-tty' });
+    assert.equal(conn.env.data?.state, 'connected', `the typed password works: ${JSON.stringify(conn.env.error)}`);
+    await callTool(c, 'desktop_disconnect', { remote_session_id: other, desktop_session_id: conn.env.data!.desktop_session_id });
   });
 
   it('disconnect releases the device', async () => {
