@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -241,14 +241,7 @@ describe('desktop: a VNC device with a keyring password', () => {
   });
 
   it('asks the password in a terminal without echoing it (device add under tmux)', async () => {
-    const sock = join(h.home, 'tmux.sock');
-    const tmux = (args: string[]): Promise<string> =>
-      new Promise((resolve, reject) => {
-        const p = spawn('tmux', ['-S', sock, ...args], { env: h.env() });
-        let out = '';
-        p.stdout.on('data', (d: Buffer) => (out += d.toString()));
-        p.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`tmux ${args.join(' ')} exited ${code}`))));
-      });
+    const tmux = (args: string[]): Promise<string> => h.tmux(args);
     const add = `${process.execPath} ${CLI_MAIN} desktop device add lab-tty --host 127.0.0.1 --port ${vnc.port} --credential keyring --authorization control --auto-connect`;
     await tmux(['new-session', '-d', '-x', '160', '-y', '20', `${add}; echo EXIT=$?; sleep 60`]);
     try {

@@ -187,6 +187,19 @@ export class TestHome {
     });
   }
 
+  /**
+   * A tmux server private to this home (its socket in the home, this home's environment):
+   * resolves with the command's stdout, rejects on a non-zero exit. Kill it with `kill-server`.
+   */
+  tmux(args: string[]): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const p = spawn('tmux', ['-S', join(this.home, 'tmux.sock'), ...args], { env: this.env() });
+      let out = '';
+      p.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+      p.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`tmux ${args.join(' ')} exited ${code}`))));
+    });
+  }
+
   /** Live processes started by this home (daemon, guardians, shells, their children). */
   processes(): { pid: number; cmd: string }[] {
     return processesWithEnv(this.envMarker);
