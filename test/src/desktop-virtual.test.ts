@@ -111,6 +111,13 @@ describe('desktop: the virtual backend', () => {
     assert.equal(stale.env.actions[0]?.tool, 'desktop_screenshot', 'the refusal offers a screenshot');
     const bad = await call('desktop_select_display', { desktop_session_id: ds, display: 3 });
     assert.equal(bad.env.error?.code, 'BAD_REQUEST');
+    const live = (await shot({ max_long_edge: 64 })).env.data!.observation_id;
+    const fraction = await call('desktop_action', { desktop_session_id: ds, observation_id: live, action: 'click', x: 1.5, y: 2 });
+    assert.match(fraction.env.error?.message ?? '', /x must be a whole number/);
+    const missing = await call('desktop_action', { desktop_session_id: ds, observation_id: live, action: 'click' });
+    assert.match(missing.env.error?.message ?? '', /needs x and y/);
+    const outside = await call('desktop_action', { desktop_session_id: ds, observation_id: live, action: 'click', x: 64, y: 1 });
+    assert.match(outside.env.error?.message ?? '', /outside the 64x40 image/);
   });
 
   it('screenshot_capture reads an allowed display and the session desktop, and refuses any other display', async () => {

@@ -1,11 +1,12 @@
 import {
   D,
   HoldfastError,
-  isActionParams,
+  actionParamsProblem,
   isCaptureParams,
   isConnectParams,
   isScreenshotParams,
   ProtocolVersions,
+  type ActionParams,
   type DesktopSessionView,
 } from '@holdfast/shared/protocol';
 import type { RequestContext } from '@holdfast/shared/wire';
@@ -34,11 +35,13 @@ export async function routeDriverRequest(driver: Driver, method: string, params:
     case D.session:
       return driver.session(ds()).view();
     case D.screenshot:
-      if (!isScreenshotParams(params)) throw bad('desktop_session_id, max_long_edge 16–8192, rect {x,y,width,height}');
+      if (!isScreenshotParams(params)) throw bad('desktop_session_id; max_long_edge a whole number 64–2048; rect {x, y, width, height} in whole pixels');
       return driver.session(params.desktop_session_id).screenshot(params);
-    case D.action:
-      if (!isActionParams(params)) throw bad('desktop_session_id, observation_id, action and its fields');
-      return driver.action(params);
+    case D.action: {
+      const problem = actionParamsProblem(params);
+      if (problem !== null) throw bad(problem);
+      return driver.action(params as ActionParams);
+    }
     case D.setControl: {
       const enabled = isObj(params) ? params.enabled : undefined;
       if (typeof enabled !== 'boolean') throw bad('enabled (boolean) required');

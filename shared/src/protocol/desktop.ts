@@ -294,21 +294,29 @@ export function isConnectParams(v: unknown): v is ConnectParams {
 }
 
 export function isScreenshotParams(v: unknown): v is ScreenshotParams {
-  return isObj(v) && isStr(v.desktop_session_id) && optInt(v.max_long_edge, 16, 8192) && (v.rect === undefined || isRect(v.rect));
+  return isObj(v) && isStr(v.desktop_session_id) && optInt(v.max_long_edge, 64, 8192) && (v.rect === undefined || isRect(v.rect));
+}
+
+/** The first problem of `d.action` params (naming the field), or null when they are valid. */
+export function actionParamsProblem(v: unknown): string | null {
+  if (!isObj(v)) return 'params must be an object';
+  if (!isStr(v.desktop_session_id)) return 'desktop_session_id is required';
+  if (!isStr(v.observation_id)) return 'observation_id is required';
+  if (!(DESKTOP_ACTIONS as readonly string[]).includes(v.action as string)) return `action must be one of ${DESKTOP_ACTIONS.join(', ')}`;
+  for (const k of ['x', 'y', 'to_x', 'to_y']) if (!optInt(v[k], 0, 65535)) return `${k} must be a whole number of image pixels ≥ 0`;
+  for (const k of ['dx', 'dy']) if (!optInt(v[k], -1000, 1000)) return `${k} must be a whole number of wheel notches`;
+  if (v.button !== undefined && !(MOUSE_BUTTONS as readonly string[]).includes(v.button as string)) return `button must be one of ${MOUSE_BUTTONS.join(', ')}`;
+  if (v.key !== undefined && !isStr(v.key)) return 'key must be a key name';
+  if (v.keys !== undefined && !(Array.isArray(v.keys) && v.keys.every(isStr))) return 'keys must be a list of key names';
+  if (v.text !== undefined && !isStr(v.text)) return 'text must be a string';
+  if (v.operation_id !== undefined && !(isStr(v.operation_id) && v.operation_id.length > 0 && v.operation_id.length <= 128)) return 'operation_id must be 1–128 characters';
+  if (v.observe_after !== undefined && typeof v.observe_after !== 'boolean') return 'observe_after must be true or false';
+  if (!optInt(v.max_long_edge, 64, 8192)) return 'max_long_edge must be a whole number of pixels, 64–2048';
+  return null;
 }
 
 export function isActionParams(v: unknown): v is ActionParams {
-  if (!isObj(v) || !isStr(v.desktop_session_id) || !isStr(v.observation_id)) return false;
-  if (!(DESKTOP_ACTIONS as readonly string[]).includes(v.action as string)) return false;
-  for (const k of ['x', 'y', 'to_x', 'to_y']) if (!optInt(v[k], 0, 65535)) return false;
-  for (const k of ['dx', 'dy']) if (!optInt(v[k], -1000, 1000)) return false;
-  if (v.button !== undefined && !(MOUSE_BUTTONS as readonly string[]).includes(v.button as string)) return false;
-  if (v.key !== undefined && !isStr(v.key)) return false;
-  if (v.keys !== undefined && !(Array.isArray(v.keys) && v.keys.every(isStr))) return false;
-  if (v.text !== undefined && !isStr(v.text)) return false;
-  if (v.operation_id !== undefined && !isStr(v.operation_id)) return false;
-  if (v.observe_after !== undefined && typeof v.observe_after !== 'boolean') return false;
-  return optInt(v.max_long_edge, 16, 8192);
+  return actionParamsProblem(v) === null;
 }
 
 export function isCaptureParams(v: unknown): v is CaptureParams {
