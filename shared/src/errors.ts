@@ -81,6 +81,9 @@ export const ERROR_CODES = [
   'CONTROL_DISABLED',
   'OBSERVATION_EXPIRED',
   'INTERNAL',
+  // Desktop panel (issue 16).
+  'VIEW_REQUIRES_TERMINAL',
+  'PANEL_UNAVAILABLE',
 ] as const;
 
 /** One of {@link ERROR_CODES}. */

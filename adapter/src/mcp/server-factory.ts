@@ -9,6 +9,7 @@ import {
   type ServerContext,
   type Tool,
 } from '@modelcontextprotocol/server';
+import { clientRendersApps } from './apps.js';
 import { HttpConstants } from './constants.js';
 import { resourceError, type ResourceBackend } from './resources.js';
 import type { Principal } from './principals.js';
@@ -60,7 +61,7 @@ export function buildServer(deps: ServerDeps, era: Era, principalOf: PrincipalRe
       jsonSchemaValidator: deps.validator,
     },
   );
-  server.setRequestHandler('tools/list', (_req, ctx) => ({ tools: deps.catalog.listFor(principalOf(ctx)) as unknown as Tool[] }));
+  server.setRequestHandler('tools/list', (_req, ctx) => ({ tools: deps.catalog.listFor(principalOf(ctx), clientRendersApps(server, ctx)) as unknown as Tool[] }));
   server.setRequestHandler('tools/call', async (req, ctx) => {
     const principal = principalOf(ctx);
     const httpReq = ctx.http?.req;
@@ -84,6 +85,7 @@ export function buildServer(deps: ServerDeps, era: Era, principalOf: PrincipalRe
         conversationHeader: httpReq?.headers.get(HttpConstants.CONVERSATION_HEADER) ?? undefined,
         signal,
         onProgress,
+        apps: clientRendersApps(server, ctx),
       });
       await Promise.all(notifying);
       return server.projectCallToolResult(result as CallToolResult, deps.catalog.get(req.params.name)?.listing.outputSchema);

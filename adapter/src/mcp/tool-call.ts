@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { PanelModeSetting } from '@holdfast/shared/config';
 import type { Affinity, CallContext, ToolCallResult, ToolProgressEvent } from '@holdfast/shared/control';
 import { HoldfastError, type ErrorCode } from '@holdfast/shared/errors';
 import { checkToolOutput, ENVELOPE_META_KEY, parseToolArguments, type Envelope, type ResultAction } from '@holdfast/shared/tools';
@@ -51,6 +52,8 @@ export interface CallOrigin {
   signal: AbortSignal;
   /** Set when the client asked for progress (its request had a `progressToken`). */
   onProgress?: ProgressSink | undefined;
+  /** The client renders MCP Apps views (issue 16: it declared the UI extension). */
+  apps?: boolean;
 }
 
 /**
@@ -105,6 +108,8 @@ export interface ForwarderOptions {
   deadlineMs: number;
   /** How long a request may take before the client gets 408 (for the message of a cancelled call), ms. */
   requestTimeoutMs: number;
+  /** How desktop views reach the person (issue 16: `--panel`, and whether `serve` runs in a terminal). */
+  panel?: { mode: PanelModeSetting; terminal: boolean };
 }
 
 /**
@@ -159,6 +164,11 @@ export class ToolForwarder {
       this.account(name, origin, started, result, 'refused');
       return result;
     }
+    if (this.catalog.isAppOnly(name) && !origin.apps) {
+      result = envelopeInMeta(entry, failedResult('TOOL_NOT_ALLOWED', `${name} is called by holdfast's MCP Apps view only, and this client declared no MCP Apps support`, false));
+      this.account(name, origin, started, result, 'refused');
+      return result;
+    }
     const parsed = parseToolArguments(entry.def, rawArgs);
     if (!parsed.ok) {
       result = envelopeInMeta(entry, failedResult('BAD_REQUEST', parsed.message, false, [], { input_schema: 'see tools/list' }));
@@ -175,6 +185,7 @@ export class ToolForwarder {
     if (origin.mcpSessionId !== undefined) context.mcp_session_id = origin.mcpSessionId;
     if (origin.conversationHeader !== undefined) context.conversation_header = origin.conversationHeader;
     if (origin.principal.sandbox !== undefined) context.sandbox = origin.principal.sandbox;
+    if (this.opts.panel) context.panel = { mode: this.opts.panel.mode, apps: origin.apps === true, terminal: this.opts.panel.terminal };
     const args = withRetryKey(name, parsed.value);
     const retry = entry.retryFor(args);
     try {

@@ -1,6 +1,7 @@
 import type { CallContext } from '@holdfast/shared/control';
 import type { HomeLayout } from '@holdfast/shared/paths';
 import type { ConfigStore } from '../config-store.js';
+import type { DesktopPanel } from '../desktop/desktop-panel.js';
 import type { DesktopService } from '../desktop/desktop-service.js';
 import type { ExecutionServices } from '../execution/services.js';
 import type { ExtensionServices } from '../extensions/services.js';
@@ -25,6 +26,8 @@ export interface ToolServices {
   work: WorkServices;
   /** Desktop devices and sessions: the desktop tools and screenshot_capture (issue 15). */
   desktop: DesktopService;
+  /** The desktop panel (issue 16): how views reach the person, the MCP Apps view. */
+  desktopPanel: DesktopPanel;
 }
 
 /** One progress update of a running tool call (MCP `notifications/progress` fields). */

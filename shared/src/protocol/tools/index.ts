@@ -22,6 +22,8 @@ import { desktopDisconnectTool } from './desktop-disconnect.js';
 import { desktopGetSessionTool } from './desktop-get-session.js';
 import { desktopListDevicesTool } from './desktop-list-devices.js';
 import { desktopOpenTool } from './desktop-open.js';
+import { desktopOpenBrowserTool } from './desktop-open-browser.js';
+import { desktopPanelTool } from './desktop-panel.js';
 import { desktopScreenshotTool } from './desktop-screenshot.js';
 import { desktopSelectDisplayTool } from './desktop-select-display.js';
 import { desktopSetControlTool } from './desktop-set-control.js';
@@ -38,6 +40,7 @@ export * from './plan.js';
 export * from './progress.js';
 export * from './artifact.js';
 export * from './work-tracking.js';
+export { DESKTOP_APP_URI, MCP_APP_MIME_TYPE, MCP_APPS_EXTENSION_ID } from './desktop-panel.js';
 export { executeTool, mcpTool, observeTool, runtimeReadTool, sessionTool, skillTool, workspaceTool };
 export {
   desktopActionTool,
@@ -46,23 +49,27 @@ export {
   desktopGetSessionTool,
   desktopListDevicesTool,
   desktopOpenTool,
+  desktopOpenBrowserTool,
+  desktopPanelTool,
   desktopScreenshotTool,
   desktopSelectDisplayTool,
   desktopSetControlTool,
   screenshotCaptureTool,
 };
 
-/** The desktop tools (issue 15), in catalogue order. */
+/** The desktop tools (issues 15, 16), in catalogue order. */
 export const DESKTOP_TOOLS: readonly ToolDef[] = [
   desktopListDevicesTool,
   desktopConnectTool,
   desktopOpenTool,
+  desktopOpenBrowserTool,
   desktopGetSessionTool,
   desktopScreenshotTool,
   desktopActionTool,
   desktopSetControlTool,
   desktopSelectDisplayTool,
   desktopDisconnectTool,
+  desktopPanelTool,
 ];
 
 /**
@@ -81,7 +88,7 @@ export const RESERVED_TOOL_NAMES = [
   'workspace', 'session', 'read', 'edit', 'move_out', 'observe', 'progress', 'execute', 'plan', 'artifact', 'skill_tool', 'mcp_tool',
   'operation_batch', 'operation_manage', 'runtime_read', 'environment_read', 'environment', 'screenshot_capture', 'secret_provide',
   'desktop_open', 'desktop_list_devices', 'desktop_connect', 'desktop_get_session', 'desktop_screenshot', 'desktop_action',
-  'desktop_set_control', 'desktop_select_display', 'desktop_disconnect', 'desktop_open_browser',
+  'desktop_set_control', 'desktop_select_display', 'desktop_disconnect', 'desktop_open_browser', 'desktop_panel',
 ] as const;
 
 /** Profiles (DESIGN §6.4): which tool names each includes. */
