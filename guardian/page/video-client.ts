@@ -131,7 +131,8 @@ export function placePointer(marker: HTMLElement, canvas: HTMLCanvasElement, p: 
     return;
   }
   const r = canvas.getBoundingClientRect();
-  const parent = (marker.offsetParent as HTMLElement | null)?.getBoundingClientRect() ?? { left: 0, top: 0 };
+  // The marker's parent is the positioned stage (offsetParent is null while the marker is hidden).
+  const parent = marker.parentElement?.getBoundingClientRect() ?? { left: 0, top: 0 };
   marker.style.left = `${r.left - parent.left + (p.x / canvas.width) * r.width}px`;
   marker.style.top = `${r.top - parent.top + (p.y / canvas.height) * r.height}px`;
   marker.hidden = false;

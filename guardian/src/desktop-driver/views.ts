@@ -22,7 +22,10 @@ interface View {
 export class ViewStore {
   private readonly views = new Map<string, View>();
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly appConfirmMs: number = PanelLimits.APP_CONFIRM_MS,
+  ) {}
 
   /**
    * Opens a view (optionally for a named device).
@@ -51,7 +54,7 @@ export class ViewStore {
           view.app_state = 'not_confirmed';
           this.wake(entry);
         }
-      }, PanelLimits.APP_CONFIRM_MS);
+      }, this.appConfirmMs);
       entry.confirmTimer.unref();
     }
     this.views.set(view.view_id, entry);

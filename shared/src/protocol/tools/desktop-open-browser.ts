@@ -9,8 +9,8 @@ import { RemoteSessionId } from './desktop-common.js';
  */
 export const desktopOpenBrowserTool = {
   name: 'desktop_open_browser',
-  title: 'Open the desktop panel in a browser',
-  description: "Open view_id's desktop panel in the person's browser (when it was not shown to them).",
+  title: 'Open panel',
+  description: "Open view_id in the person's browser.",
   input: z.object({ remote_session_id: RemoteSessionId, view_id: z.string() }),
   output: envelopeSchema(LooseData),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },

@@ -19,8 +19,8 @@ export const MCP_APPS_EXTENSION_ID = 'io.modelcontextprotocol/ui';
  */
 export const desktopPanelTool = {
   name: 'desktop_panel',
-  title: 'Desktop panel (app)',
-  description: 'For the desktop view app only: ready, ticket or pause for view_id.',
+  title: 'Desktop panel app',
+  description: 'Desktop view app only: ready, ticket or pause.',
   input: z.object({ remote_session_id: RemoteSessionId, view_id: z.string(), action: z.enum(['ready', 'ticket', 'pause']) }),
   output: envelopeSchema(LooseData),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
