@@ -133,6 +133,25 @@ describe('foreground commands', () => {
     assert.equal(await outputOf(peer, done), 'line\r\nline\r\n');
   });
 
+  it('sees a password prompt read through /dev/tty (python getpass), with echo off', async () => {
+    const r = await exec(peer, 'c_getpass', `python3 -c "import getpass; print('got', getpass.getpass('Password: '))"`, 20000, 400);
+    assert.ok(r.ok && r.cmd.awaitingInput === true, JSON.stringify(r));
+    await peer.request(G.input, { text: 'hunter2', keys: ['Enter'] });
+    const done = await peer.request<CommandRecord>(G.wait, { id: 'c_getpass', waitMs: 5000 });
+    assert.equal(done.exitCode, 0);
+    assert.equal(await outputOf(peer, done), 'Password: \r\ngot hunter2\r\n');
+  });
+
+  it('sees any member of the foreground group blocked on /dev/tty, with no prompt on screen', async () => {
+    // The reader is a pipeline member two levels down, on a descriptor it opened by that name.
+    const r = await exec(peer, 'c_devtty', `bash -c 'read -r -u 3 x 3</dev/tty; echo "[$x]"' | tr a-z A-Z`, 20000, 400);
+    assert.ok(r.ok && r.cmd.awaitingInput === true, JSON.stringify(r));
+    await peer.request(G.input, { text: 'quiet', keys: ['Enter'] });
+    const done = await peer.request<CommandRecord>(G.wait, { id: 'c_devtty', waitMs: 5000 });
+    assert.equal(done.exitCode, 0);
+    assert.ok((await outputOf(peer, done)).endsWith('[QUIET]\r\n'));
+  });
+
   it('sees a full-screen program waiting in select() on the alternate screen', async () => {
     const py = `import sys, select; sys.stdout.write('\\x1b[?1049hmenu'); sys.stdout.flush(); select.select([sys.stdin], [], []); sys.stdout.write('\\x1b[?1049l'); print('picked')`;
     const r = await exec(peer, 'c_alt', `python3 -c "${py}"`, 20000, 400);
