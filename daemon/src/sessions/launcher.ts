@@ -20,6 +20,8 @@ export interface LaunchRequest {
   orphanTimeoutS: number;
   shell?: string;
   env?: Record<string, string>;
+  /** How long the user's rc files may take to reach a first prompt, ms (issue 9). */
+  rcTimeoutMs?: number;
 }
 
 export interface Launched {
@@ -53,6 +55,7 @@ export async function launchGuardian(layout: HomeLayout, req: LaunchRequest, eve
     daemonBuild: buildString(),
   };
   if (req.shell) spec.shell = req.shell;
+  if (req.rcTimeoutMs !== undefined) spec.rcTimeoutMs = req.rcTimeoutMs;
   writeJsonAtomic(paths.spec, spec);
 
   const logFd = openSync(paths.guardianLog, 'a', 0o600);

@@ -10,6 +10,7 @@ import type { Logger } from '../log.js';
 import type { EventsRepo } from '../store/events-repo.js';
 import type { SessionRow, SessionsRepo } from '../store/sessions-repo.js';
 import { launchGuardian } from './launcher.js';
+import { chooseLocale } from './locale.js';
 import { GuardianLink } from './link.js';
 import { killWithEscalation, sweepSession } from './process-sweep.js';
 import { pickReclaimable, quotaCounts, type LiveSessionFacts } from './quota.js';
@@ -138,7 +139,16 @@ export class SessionManager {
     try {
       const launched = await launchGuardian(
         this.layout,
-        { gid: id, cwd: root, cols: SessionDefaults.PTY_COLS, rows: SessionDefaults.PTY_ROWS, orphanTimeoutS: this.cfg.orphan_timeout_s, ...(this.cfg.shell ? { shell: this.cfg.shell } : {}) },
+        {
+          gid: id,
+          cwd: root,
+          cols: SessionDefaults.PTY_COLS,
+          rows: SessionDefaults.PTY_ROWS,
+          orphanTimeoutS: this.cfg.orphan_timeout_s,
+          ...(this.cfg.shell ? { shell: this.cfg.shell } : {}),
+          env: chooseLocale(this.config.config.shell.locale, process.env).env,
+          rcTimeoutMs: this.config.config.shell.rc_timeout_ms,
+        },
         this.linkEvents(id),
       );
       entry.link = launched.link;
