@@ -124,7 +124,7 @@ export class Daemon {
         guardian_protos: [...ProtocolVersions.GUARDIAN_SUPPORTED],
         sessions: { live: this.sessionsRepo.listLive().length, total: this.sessionsRepo.listAll().length, max_live: this.configStore.config.sessions.max_live },
       }),
-      'daemon.doctor': async () => ({ checks: await runDoctor(this.layout, this.db, this.sessionsRepo) }),
+      'daemon.doctor': async () => ({ checks: await runDoctor(this.layout, this.db, this.sessionsRepo, this.eventsRepo) }),
       'daemon.restart': () => this.restart(),
       'daemon.stop': (p) => {
         setImmediate(() => void this.stop(p.kill_sessions, 0));

@@ -6,6 +6,7 @@ import type { DoctorCheck } from '@holdfast/shared/control';
 import { longestSocketPathBytes, SUN_PATH_MAX_BYTES, type HomeLayout } from '@holdfast/shared/paths';
 import { isGuardianManifest, isProcessAlive, readJson, type GuardianManifest } from '@holdfast/shared/protocol';
 import type { Db } from './store/db.js';
+import type { EventsRepo } from './store/events-repo.js';
 import type { SessionsRepo } from './store/sessions-repo.js';
 import { guardianBundlePath } from './sessions/launcher.js';
 
@@ -21,9 +22,10 @@ function mode(path: string): string | null {
  * `holdfast doctor` (DESIGN §7), run inside the daemon. Redacted: paths, modes, counts and
  * versions only — never tokens or file contents. Checks: versions, paths and socket path length,
  * permissions, DB integrity, DB rows against live guardians, orphan manifests, node-pty loading,
- * systemd KillMode.
+ * systemd KillMode; and a warning naming the start-up files sessions had to skip in the last
+ * {@link RC_SKIPPED_WINDOW_DAYS} days (issue 9).
  */
-export async function runDoctor(layout: HomeLayout, db: Db, sessions: SessionsRepo): Promise<DoctorCheck[]> {
+export async function runDoctor(layout: HomeLayout, db: Db, sessions: SessionsRepo, events: EventsRepo): Promise<DoctorCheck[]> {
   const checks: DoctorCheck[] = [];
   const add = (name: string, ok: boolean, detail: string, data?: Record<string, unknown>): void => {
     checks.push(data ? { name, ok, detail, data } : { name, ok, detail });
@@ -101,6 +103,8 @@ export async function runDoctor(layout: HomeLayout, db: Db, sessions: SessionsRe
     add('node-pty', false, `node-pty does not load: ${(err as Error).message.split('\n')[0]}`);
   }
 
+  checks.push(rcFilesCheck(events));
+
   try {
     const out = execFileSync('systemctl', ['--user', 'show', '-p', 'KillMode', '--value', 'holdfastd.service'], { encoding: 'utf8', timeout: 5000, stdio: ['ignore', 'pipe', 'ignore'] }).trim();
     add('systemd', out === '' || out === 'process', out === '' ? 'holdfastd.service not installed' : `KillMode=${out}${out === 'process' ? '' : ' (must be process, or a unit restart kills every session)'}`);
@@ -108,4 +112,35 @@ export async function runDoctor(layout: HomeLayout, db: Db, sessions: SessionsRe
     add('systemd', true, 'systemctl --user not available (not running under systemd)');
   }
   return checks;
+}
+
+/** How far back doctor looks for sessions that skipped the user's rc files, days. */
+export const RC_SKIPPED_WINDOW_DAYS = 7;
+
+/**
+ * `shell start-up`: a warning (not a failure) for every start-up file sessions had to skip
+ * recently — the file, why, when and how often — from the `session.rc_skipped` events (issue 9).
+ */
+function rcFilesCheck(events: EventsRepo): DoctorCheck {
+  const since = Date.now() - RC_SKIPPED_WINDOW_DAYS * 86_400_000;
+  const byFile = new Map<string, { file: string | null; detail: string; reason: string; last_at: number; sessions: Set<string> }>();
+  for (const e of events.ofKindSince('session.rc_skipped', since, 200)) {
+    const d = e.data ? (JSON.parse(e.data) as { file?: string | null; detail?: string; reason?: string }) : {};
+    const key = d.file ?? '(unknown file)';
+    const seen = byFile.get(key) ?? { file: d.file ?? null, detail: d.detail ?? '', reason: d.reason ?? '', last_at: e.at, sessions: new Set<string>() };
+    if (e.session_id) seen.sessions.add(e.session_id);
+    byFile.set(key, seen);
+  }
+  if (byFile.size === 0) return { name: 'shell start-up', ok: true, detail: `no session had to skip your rc files in the last ${RC_SKIPPED_WINDOW_DAYS} days` };
+  const files = [...byFile.values()];
+  const detail = files
+    .map((f) => `look at ${f.file ?? 'your shell start-up files'}: it ${f.detail} (${f.sessions.size} session${f.sessions.size === 1 ? '' : 's'}, last ${new Date(f.last_at).toISOString()}); sessions skipped it and run without ~/.bashrc`)
+    .join('; ');
+  return {
+    name: 'shell start-up',
+    ok: true,
+    warn: true,
+    detail,
+    data: { files: files.map((f) => ({ file: f.file, reason: f.reason, detail: f.detail, sessions: f.sessions.size, last_at: f.last_at })) },
+  };
 }

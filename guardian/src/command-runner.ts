@@ -219,17 +219,20 @@ export class CommandRunner {
   /**
    * `g.stop` for the foreground command: Ctrl-C, then kill escalation of the terminal's
    * foreground process group (when it is not the shell itself). A command still queued (not typed)
-   * just never starts. Returns the record after the attempt (still `running` if nothing could end
-   * it), or null when `id` is not a command.
+   * just never starts; with `ifQueued` only such a command is ended (issue 9, item 4). Returns the
+   * record after the attempt (still `running` if nothing could end it), or null when `id` is not a
+   * command.
    */
-  async stop(id: string): Promise<CommandRecord | null> {
+  async stop(id: string, ifQueued = false): Promise<CommandRecord | null> {
     const fg = this.fg;
     if (!fg || fg.rec.id !== id) return this.get(id);
-    this.d.clock.instruction(false);
     if (!fg.typed) {
-      this.finish(fg, null, this.d.log.end, 'stopped');
+      this.d.clock.instruction(false);
+      this.finish(fg, null, this.d.log.end, ifQueued ? 'cancelled' : 'stopped');
       return this.get(id);
     }
+    if (ifQueued) return this.get(id);
+    this.d.clock.instruction(false);
     this.d.host.write(KEY_SEQUENCES['Ctrl-C']!);
     const ended = (): boolean => this.fg !== fg;
     await this.until(ended, Date.now() + ShellTimings.CTRL_C_GRACE_MS, {});

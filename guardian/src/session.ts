@@ -197,6 +197,27 @@ export class Session {
     };
   }
 
+  /**
+   * Resolves once the shell has shown its first prompt (after any fallback), the session ends,
+   * `until` (epoch ms) passes or `signal` aborts — whichever comes first.
+   */
+  waitShellReady(until: number, signal?: AbortSignal): Promise<void> {
+    if (this.host.ready || this.ending) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.host.off('ready', done);
+        this.host.off('exit', done);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, Math.max(0, until - Date.now()));
+      this.host.on('ready', done);
+      this.host.on('exit', done);
+      signal?.addEventListener('abort', done, { once: true });
+    });
+  }
+
   /** `g.reset_shell`: a fresh shell (generation + 1); the PTY log continues; tasks untouched. */
   async resetShell(): Promise<GuardianStatus> {
     this.clock.instruction(false);

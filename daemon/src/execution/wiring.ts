@@ -35,6 +35,7 @@ export function createExecutionEngine(db: Db, layout: HomeLayout, config: Config
     receipts: new IdempotencyRepo(db, FileLimits.IDEMPOTENCY_TTL_MS),
     projects: new ProjectConfigCache(),
     starting: new Map(),
+    interrupting: new Map(),
   };
   const retention = new TaskRetention(layout, tasks, sessionsRepo, () => config.config.retention.task_days, log);
   return {

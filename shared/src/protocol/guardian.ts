@@ -31,8 +31,11 @@ export const GEvents = {
   exit: 'g.exit',
 } as const;
 
-/** Feature strings a guardian announces in its `welcome`. */
-export const GUARDIAN_FEATURES = ['read.wait', 'exec.awaiting_input', 'spawn.argv', 'snapshot.text'] as const;
+/**
+ * Feature strings a guardian announces in its `welcome`. Issue 9: `status.wait_ready` (g.status
+ * takes `waitReadyMs`), `stop.if_queued` (g.stop takes `ifQueued`).
+ */
+export const GUARDIAN_FEATURES = ['read.wait', 'exec.awaiting_input', 'spawn.argv', 'snapshot.text', 'status.wait_ready', 'stop.if_queued'] as const;
 
 /** Output sources: the PTY, or one stream of a task (`task:<task_id>:stdout|stderr`). */
 export type OutputSource = 'pty' | `task:${string}:stdout` | `task:${string}:stderr`;
@@ -330,6 +333,18 @@ export interface SpawnParams {
 /** `g.stop`: signal escalation of a task's process group or the foreground command. */
 export interface StopParams {
   id: string;
+  /**
+   * Only end a foreground command that is still queued (never typed); a running one is left alone
+   * and its record returned (issue 9, item 4: a dropped connection cancels what has not started;
+   * feature `stop.if_queued`).
+   */
+  ifQueued?: boolean;
+}
+
+/** `g.status` params (optional). */
+export interface StatusParams {
+  /** Wait up to this long for the shell's first prompt before answering, ms (feature `status.wait_ready`). */
+  waitReadyMs?: number;
 }
 
 export interface ResizeParams {
@@ -395,7 +410,11 @@ export function isSpawnParams(v: unknown): v is SpawnParams {
 }
 
 export function isStopParams(v: unknown): v is StopParams {
-  return isObj(v) && isStr(v.id);
+  return isObj(v) && isStr(v.id) && (v.ifQueued === undefined || typeof v.ifQueued === 'boolean');
+}
+
+export function isStatusParams(v: unknown): v is StatusParams {
+  return v === null || v === undefined || (isObj(v) && (v.waitReadyMs === undefined || isNonNegInt(v.waitReadyMs)));
 }
 
 export function isResizeParams(v: unknown): v is ResizeParams {
