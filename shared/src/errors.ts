@@ -45,6 +45,8 @@ export const ERROR_CODES = [
   'CONFIRMATION_EXPIRED',
   'MANIFEST_CHANGED',
   'TRASH_FAILED',
+  // Issue 9: a file with other hard links that cannot be written in place (edit says so before writing).
+  'HARD_LINKED',
   'INTERNAL',
 ] as const;
 
