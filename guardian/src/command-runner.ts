@@ -11,6 +11,7 @@ import { killEscalate } from './process-killer.js';
 import { procLink, readProcStat } from '@holdfast/shared/protocol';
 import type { MarkerEvent, PtyHost } from './pty-host.js';
 import type { ScreenModel } from './screen-model.js';
+import type { TerminalSanity } from './terminal-sanity.js';
 
 /**
  * Foreground commands in the PTY (DESIGN §5): one at a time, exact boundaries from the shell
@@ -47,6 +48,8 @@ export interface CommandRunnerDeps {
   onDone: (rec: CommandRecord) => void;
   /** Folder for long commands typed as `eval "$(<file)"` (created 0700 on demand). */
   spillDir: string;
+  /** Asks the next prompt to restore the terminal modes (issue 9, item 7). */
+  sanity: TerminalSanity;
 }
 
 /** Cancellation and deadline of the request being served. */
@@ -191,6 +194,7 @@ export class CommandRunner {
     }
     fg.rec.outputStart = this.d.log.end;
     fg.typed = true;
+    this.d.sanity.noteCommand(display);
     delete fg.rec.queued;
     this.d.host.typeLine(prefix, line, display);
     this.notify();
@@ -211,7 +215,10 @@ export class CommandRunner {
     this.d.clock.instruction(true);
     this.lastInputAt = Date.now();
     if (this.atPrompt) this.dirtyPrompt = true;
-    else this.typedAhead = true;
+    else {
+      this.typedAhead = true;
+      this.d.sanity.request(); // a program is being used interactively
+    }
     if (this.fg) delete this.fg.rec.awaitingInput;
     this.d.host.write(data);
   }
@@ -233,6 +240,7 @@ export class CommandRunner {
     }
     if (ifQueued) return this.get(id);
     this.d.clock.instruction(false);
+    this.d.sanity.request();
     this.d.host.write(KEY_SEQUENCES['Ctrl-C']!);
     const ended = (): boolean => this.fg !== fg;
     await this.until(ended, Date.now() + ShellTimings.CTRL_C_GRACE_MS, {});
@@ -276,6 +284,7 @@ export class CommandRunner {
         this.atPrompt = true;
         this.dirtyPrompt = false;
         this.promptEnd = m.offset;
+        this.d.sanity.done();
         break;
       case 'C':
         this.atPrompt = false;
@@ -294,6 +303,7 @@ export class CommandRunner {
             outputStart: m.offset,
           };
           this.fg = { rec, typed: true, started: true, spillFiles: [] };
+          this.d.sanity.request(); // a person at the terminal: anything goes
         }
         break;
       case 'D':
@@ -376,6 +386,7 @@ export class CommandRunner {
         if (await this.awaitingInput()) {
           if (this.fg === fg && Math.max(this.d.clock.lastPtyActivityAt, this.lastInputAt) <= quietSince) {
             fg.rec.awaitingInput = true;
+            this.d.sanity.request(); // an interactive program: it may change the terminal modes
             return copy(fg.rec);
           }
         }

@@ -1,16 +1,18 @@
 import { accessSync, constants as fsConstants } from 'node:fs';
 import { join } from 'node:path';
 import { shQuote } from './rc-files.js';
+import { restoreFlagPath } from './terminal-sanity.js';
 
 /**
  * What the shell does at every prompt, right after the end-of-command marker, so that each
  * foreground command starts in a sane terminal and the agent sees what it sent (issue 9):
  *
  * - **Terminal modes** (item 7): the termios settings the shell had once the user's files were
- *   loaded (`stty -g`) are restored. A program killed while it had echo off (`stty -echo`,
- *   `getpass`) or the terminal raw (`tty.setraw`, a crashed TUI) would otherwise leave every
- *   later command line invisible — readline echoes only when the terminal's ECHO flag is on —
- *   and `-isig` would make Ctrl-C (and `execute stop`) type a `^C` instead of interrupting.
+ *   loaded (`stty -g`) are restored when the guardian asked for it (terminal-sanity.ts: the flag
+ *   file exists; `stty` costs a fork). A program stopped while it had echo off (`stty -echo`,
+ *   `getpass`) or the terminal raw would otherwise leave every later command line invisible —
+ *   readline echoes only when the terminal's ECHO flag is on — and `-isig` would make Ctrl-C
+ *   (and `execute stop`) type a `^C` instead of interrupting.
  * - **Screen modes** (item 7): a fixed, cursor-preserving reset is printed: back to the normal
  *   screen buffer (`CSI ? 1047 l`, no cursor restore), full-screen scrolling region (inside
  *   DECSC/DECRC, so the cursor stays where it was), origin mode off, cursor visible,
@@ -75,7 +77,7 @@ export function hygieneScript(o: HygieneOptions): string {
   return `__hf_reset=${ansiC(SCREEN_RESET)}
 ${stty ? `__hf_tty=$(${stty} -g 2>/dev/null)` : '__hf_tty='}
 __hf_hygiene() {
-  ${stty ? `[[ -z $__hf_tty ]] || ${stty} "$__hf_tty" 2>/dev/null` : ':'}
+  ${stty ? `[[ -z $__hf_tty || ! -e ${shQuote(restoreFlagPath(o.stateDir))} ]] || ${stty} "$__hf_tty" 2>/dev/null` : ':'}
   builtin printf '%s' "$__hf_reset"
   if [[ -n \${__hf_c+x} ]]; then builtin shopt -oq history && builtin history -s -- "$__hf_c" 2>/dev/null; builtin unset __hf_c; fi
 }

@@ -17,9 +17,10 @@ import { join } from 'node:path';
  * - `guard.sh` — that guard.
  *
  * Both loaders record which file is running into `rc-progress` (a DEBUG trap with `set -T`,
- * written only when the file changes, removed once loading is done — unless the user's files
- * installed a DEBUG trap of their own, which is then left alone), so the guardian can name the
- * file to look at when loading never reaches a prompt.
+ * written only when the file changes, always returning 0 so `extdebug` never skips a command,
+ * removed once loading is done — unless the user's files installed a DEBUG trap of their own,
+ * which is then left alone), so the guardian can name the file to look at when loading never
+ * reaches a prompt.
  */
 export interface RcFiles {
   /** Loads the user's files, then the integration. */
@@ -47,7 +48,7 @@ function trackingPrologue(progressFile: string): string {
 __hf_src=
 __hf_T=$-
 set -T
-trap '[[ \${BASH_SOURCE[0]-} == "$__hf_src" ]] || { __hf_src=\${BASH_SOURCE[0]-}; builtin printf "%s\\n" "$__hf_src" >| "$__hf_progress"; } 2>/dev/null' DEBUG
+trap '[[ \${BASH_SOURCE[0]-} == "$__hf_src" ]] || { __hf_src=\${BASH_SOURCE[0]-}; builtin printf "%s\\n" "$__hf_src" >| "$__hf_progress"; } 2>/dev/null || :' DEBUG
 `;
 }
 

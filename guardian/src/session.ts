@@ -30,6 +30,7 @@ import { routeRequest } from './request-router.js';
 import { ScreenModel } from './screen-model.js';
 import { writeIntegrationFiles } from './shell-integration.js';
 import { TaskRunner } from './task-runner.js';
+import { TerminalSanity } from './terminal-sanity.js';
 
 /**
  * One guardian = one remote session (DESIGN §1, §5): wires the PTY shell, foreground commands,
@@ -102,6 +103,7 @@ export class Session {
       clock: this.clock,
       onDone: (rec) => this.server.broadcast(GEvents.done, rec),
       spillDir: join(spec.sessionDir, 'shell', 'cmd'),
+      sanity: new TerminalSanity(files.dir),
     });
     this.tasks = new TaskRunner({
       sessionDir: spec.sessionDir,
