@@ -11,6 +11,7 @@ import { log } from './log.js';
 import { MarkerParser, type MarkerKind } from './marker-parser.js';
 import { killEscalate, type KillTargets } from './process-killer.js';
 import { INTERACTIVE_RC_FILES, readProgress, resetProgress, writeLoginFile } from './rc-files.js';
+import { innermostPid, type Launch } from './sandbox-launch.js';
 import { supportsIntegration, type IntegrationFiles } from './shell-integration.js';
 
 /**
@@ -68,6 +69,8 @@ export interface PtyHostOptions {
   files: IntegrationFiles;
   log: SegmentLog;
   clock: Clock;
+  /** Runs the shell inside the session's sandbox (issue 17, sandbox-launch.ts); absent = as is. */
+  wrap?: (file: string, args: string[], cwd: string) => Launch;
 }
 
 /** `rc`: the user's files; `login`: the fallback without interactive rc files; `bare`: integration only; `plain`: not bash. */
@@ -75,7 +78,10 @@ type Mode = 'rc' | 'login' | 'bare' | 'plain';
 
 interface Instance {
   pty: pty.IPty;
+  /** The process the PTY started (the shell, or the sandbox wrapping it); it leads the terminal session. */
   pid: number;
+  /** The shell itself inside a sandbox, once it runs (see {@link innermostPid}). */
+  shellPid?: number;
   generation: number;
   mode: Mode;
   parser: MarkerParser;
@@ -84,8 +90,8 @@ interface Instance {
   /** Set when the guardian itself ends this shell. */
   expected: boolean;
   exited: Promise<ShellExit>;
-  /** Argument vector it was started with (to see an `exec` that kept the binary). */
-  argv: string[];
+  /** The shell's argument vector when it was first seen running as the shell (to see an `exec` that kept the binary). */
+  shellArgv: string[] | null;
   spawnedAt: number;
   /** Log offset when it was spawned (its start-up output begins here). */
   logStart: number;
@@ -129,7 +135,6 @@ export class PtyHost extends EventEmitter<{ marker: [MarkerEvent]; output: []; r
   private lastExitInfo: ShellExit | null = null;
   private readonly echo = new EchoRewriter();
   private readonly shellExe: string | null;
-  private readonly nodeExe: string | null;
   /** No shell is started any more (the guardian is ending). */
   private final = false;
   private resetting: Promise<void> | null = null;
@@ -139,7 +144,6 @@ export class PtyHost extends EventEmitter<{ marker: [MarkerEvent]; output: []; r
     this.cols = opts.cols;
     this.rows = opts.rows;
     this.shellExe = realpathOrNull(opts.shellPath);
-    this.nodeExe = realpathOrNull(process.execPath);
   }
 
   /** Shell generation: 1 for the first shell, +1 on every reset. */
@@ -147,9 +151,14 @@ export class PtyHost extends EventEmitter<{ marker: [MarkerEvent]; output: []; r
     return this.gen;
   }
 
-  /** Pid of the current shell (0 before start). */
+  /** Pid of the current shell (0 before start); inside a sandbox, the shell's own pid once it runs. */
   get pid(): number {
-    return this.inst?.pid ?? 0;
+    const i = this.inst;
+    if (!i) return 0;
+    if (!this.opts.wrap || i.shellPid !== undefined) return i.shellPid ?? i.pid;
+    const inner = i.alive ? innermostPid(i.pid) : null;
+    if (inner !== null) i.shellPid = inner;
+    return inner ?? i.pid;
   }
 
   /** The current shell runs. */
@@ -327,7 +336,8 @@ export class PtyHost extends EventEmitter<{ marker: [MarkerEvent]; output: []; r
     }
     let p: pty.IPty;
     try {
-      p = pty.spawn(o.shellPath, args, { name: o.env.TERM ?? 'xterm-256color', cols: this.cols, rows: this.rows, cwd, env: o.env, encoding: null });
+      const run = o.wrap ? o.wrap(o.shellPath, args, cwd) : { file: o.shellPath, args };
+      p = pty.spawn(run.file, run.args, { name: o.env.TERM ?? 'xterm-256color', cols: this.cols, rows: this.rows, cwd, env: o.env, encoding: null });
     } catch (err) {
       // node-pty reports exec failures as exit code 1; a throw means no PTY could be made at all.
       log(`cannot start the shell ${o.shellPath}`, err);
@@ -348,7 +358,7 @@ export class PtyHost extends EventEmitter<{ marker: [MarkerEvent]; output: []; r
       alive: true,
       expected: false,
       exited: new Promise<ShellExit>((r) => (resolveExit = r)),
-      argv: [o.shellPath, ...args],
+      shellArgv: null,
       spawnedAt: Date.now(),
       logStart: o.log.end,
       watch: null,
@@ -373,25 +383,33 @@ export class PtyHost extends EventEmitter<{ marker: [MarkerEvent]; output: []; r
     });
     if (mode === 'rc' || mode === 'login') {
       const timeoutMs = o.rcTimeoutMs ?? ShellTimings.RC_PROMPT_TIMEOUT_MS;
-      inst.deadline = setTimeout(() => void this.giveUp(inst, 'timeout', `did not reach a prompt within ${formatSeconds(timeoutMs)}${stillRunning(inst.pid)}`), timeoutMs);
+      inst.deadline = setTimeout(() => void this.giveUp(inst, 'timeout', `did not reach a prompt within ${formatSeconds(timeoutMs)}${stillRunning(inst.pid, this.pid)}`), timeoutMs);
       inst.watch = setInterval(() => this.watchStartup(inst), ShellTimings.RC_WATCH_INTERVAL_MS);
     }
   }
 
-  /** While the start-up files load: a prompt waiting for input, or the shell replaced by another program. */
+  /**
+   * While the start-up files load: a prompt waiting for input, or the shell replaced by another
+   * program — the shell's process (inside a sandbox, the innermost one) first seen running the
+   * shell binary, later another binary or other arguments (an `exec`). What runs before the
+   * shell binary (node-pty's fork, a sandbox helper) is not judged.
+   */
   private watchStartup(inst: Instance): void {
     if (this.inst !== inst || inst.ready || !inst.alive || inst.givingUp) return;
-    const exe = procLink(inst.pid, 'exe');
-    if (exe !== null && exe !== this.nodeExe && !exe.endsWith(' (deleted)')) {
-      const argv = readCmdline(inst.pid);
-      if ((this.shellExe !== null && exe !== this.shellExe) || (argv !== null && argv.join('\0') !== inst.argv.join('\0'))) {
+    const pid = this.pid;
+    const exe = procLink(pid, 'exe');
+    if (exe !== null && !exe.endsWith(' (deleted)')) {
+      const argv = readCmdline(pid);
+      if (inst.shellArgv === null) {
+        if (exe === this.shellExe && argv !== null) inst.shellArgv = argv;
+      } else if (exe !== this.shellExe || (argv !== null && argv.join('\0') !== inst.shellArgv.join('\0'))) {
         void this.giveUp(inst, 'replaced', `replaced the shell with "${(argv ?? [exe]).join(' ').slice(0, 120)}"`);
         return;
       }
     }
     const quietSince = Math.max(this.opts.clock.lastPtyActivityAt, inst.spawnedAt);
     if (Date.now() - quietSince < ShellTimings.RC_INPUT_QUIET_MS) return;
-    if (!probeForeground(inst.pid, this.ptsPath).readingTty) return;
+    if (!probeForeground(pid, this.ptsPath).readingTty) return;
     const prompt = this.lastLine(inst);
     void this.giveUp(inst, 'input', prompt ? `waited for input at "${prompt}"` : 'waited for terminal input');
   }
@@ -519,10 +537,13 @@ function formatSeconds(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
 }
 
-/** ` (still running: sleep 8)` — what the shell's session runs besides the shell, or ''. */
-function stillRunning(shellPid: number): string {
+/**
+ * ` (still running: sleep 8)` — what the terminal session led by `leader` runs besides the shell
+ * (`shellPid`; the same process without a sandbox) and a sandbox around it, or ''.
+ */
+function stillRunning(leader: number, shellPid: number): string {
   const cmds = listProcesses()
-    .filter((p) => p.sid === shellPid && p.pid !== shellPid && isLive(p))
+    .filter((p) => p.sid === leader && p.pid !== leader && p.pid !== shellPid && isLive(p) && innermostPid(p.pid) === p.pid)
     .map((p) => (readCmdline(p.pid) ?? []).join(' '))
     .filter((c) => c.length > 0)
     .slice(0, 3);

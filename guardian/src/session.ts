@@ -28,6 +28,7 @@ import { procLink } from '@holdfast/shared/protocol';
 import { findShell, PtyHost, type ShellExit } from './pty-host.js';
 import { routeRequest } from './request-router.js';
 import { ScreenModel } from './screen-model.js';
+import { sandboxEnv, sandboxLaunch } from './sandbox-launch.js';
 import { writeIntegrationFiles } from './shell-integration.js';
 import { TaskRunner } from './task-runner.js';
 import { TerminalSanity } from './terminal-sanity.js';
@@ -76,7 +77,9 @@ export class Session {
     this.ptyLog = new SegmentLog(join(spec.sessionDir, 'pty'), OutputLimits.PTY_LOG_SEGMENT_BYTES, OutputLimits.PTY_LOG_SEGMENTS);
     const baseEnv: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined) baseEnv[k] = v;
-    Object.assign(baseEnv, spec.env, { PAGER: 'cat', GIT_PAGER: 'cat' });
+    Object.assign(baseEnv, spec.env, { PAGER: 'cat', GIT_PAGER: 'cat' }, sandboxEnv(spec.sandbox));
+    const sandbox = spec.sandbox;
+    const wrap = sandbox ? (file: string, args: string[], cwd: string) => sandboxLaunch(sandbox, cwd, file, args) : undefined;
     const shellEnv = { ...baseEnv, TERM: 'xterm-256color' };
     const shellPath = spec.shell ?? findShell(baseEnv.PATH, baseEnv.SHELL);
 
@@ -93,6 +96,7 @@ export class Session {
       log: this.ptyLog,
       clock: this.clock,
       ...(spec.rcTimeoutMs !== undefined ? { rcTimeoutMs: spec.rcTimeoutMs } : {}),
+      ...(wrap ? { wrap } : {}),
     });
     this.shellDir = files.dir;
     this.screen = new ScreenModel(this.ptyLog, cols, rows);
@@ -115,6 +119,7 @@ export class Session {
         this.reader.notify(`task:${id}:stdout`);
         this.reader.notify(`task:${id}:stderr`);
       },
+      ...(wrap ? { wrap } : {}),
     });
     this.reader = new OutputReader({ sessionDir: spec.sessionDir, source: (src) => this.source(src) });
     this.server = new GuardianServer({
@@ -196,6 +201,7 @@ export class Session {
       foreground: this.commands.foreground,
       tasks: this.tasks.list(),
       daemonConnections: this.server.daemonConnections,
+      ...(this.spec.sandbox ? { sandbox: { mode: this.spec.sandbox.mode, network: this.spec.sandbox.network } } : {}),
     };
   }
 

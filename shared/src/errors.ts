@@ -45,6 +45,11 @@ export const ERROR_CODES = [
   'CONFIRMATION_EXPIRED',
   'MANIFEST_CHANGED',
   'TRASH_FAILED',
+  // Session roles (issue 14): the caller can see the session but its role does not allow this.
+  'ROLE_REQUIRED',
+  // Code map and sandbox (issue 17).
+  'CURSOR_STALE',
+  'SANDBOX_UNAVAILABLE',
   // Issue 9: a file with other hard links that cannot be written in place (edit says so before writing).
   'HARD_LINKED',
   'INTERNAL',

@@ -154,6 +154,7 @@ export class ToolForwarder {
     if (origin.requestId !== null) context.request_id = origin.requestId;
     if (origin.mcpSessionId !== undefined) context.mcp_session_id = origin.mcpSessionId;
     if (origin.conversationHeader !== undefined) context.conversation_header = origin.conversationHeader;
+    if (origin.principal.sandbox !== undefined) context.sandbox = origin.principal.sandbox;
     const args = withRetryKey(name, parsed.value);
     const retry = entry.retryFor(args);
     try {

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { buildString } from '@holdfast/shared/build';
 import { HoldfastError } from '@holdfast/shared/errors';
 import { guardianPaths, type HomeLayout } from '@holdfast/shared/paths';
-import { LinkTimeouts, writeJsonAtomic, type GuardianSpec } from '@holdfast/shared/protocol';
+import { LinkTimeouts, writeJsonAtomic, type GuardianSpec, type SandboxSpec } from '@holdfast/shared/protocol';
 import { GuardianLink, type LinkEvents } from './link.js';
 
 /** Absolute path of the guardian bundle (resolved, never imported: DESIGN §1). */
@@ -22,6 +22,8 @@ export interface LaunchRequest {
   env?: Record<string, string>;
   /** How long the user's rc files may take to reach a first prompt, ms (issue 9). */
   rcTimeoutMs?: number;
+  /** Confinement of the shell and tasks (issue 17). */
+  sandbox?: SandboxSpec;
 }
 
 export interface Launched {
@@ -56,6 +58,7 @@ export async function launchGuardian(layout: HomeLayout, req: LaunchRequest, eve
   };
   if (req.shell) spec.shell = req.shell;
   if (req.rcTimeoutMs !== undefined) spec.rcTimeoutMs = req.rcTimeoutMs;
+  if (req.sandbox) spec.sandbox = req.sandbox;
   writeJsonAtomic(paths.spec, spec);
 
   const logFd = openSync(paths.guardianLog, 'a', 0o600);

@@ -1,3 +1,4 @@
+import { ROLES_OAUTH_MIGRATION } from './roles-oauth-migration.js';
 import { TASKS_MIGRATION } from './tasks-migration.js';
 
 /**
@@ -137,4 +138,13 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
     `,
   },
   TASKS_MIGRATION,
+  ROLES_OAUTH_MIGRATION,
+  {
+    version: 5,
+    name: 'session sandbox (issue 17)',
+    sql: `
+      -- The confinement a session runs under (JSON: mode, network, writable, hidden); NULL = none.
+      ALTER TABLE sessions ADD COLUMN sandbox TEXT;
+    `,
+  },
 ];

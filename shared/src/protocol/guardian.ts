@@ -35,10 +35,30 @@ export const GEvents = {
  * Feature strings a guardian announces in its `welcome`. Issue 9: `status.wait_ready` (g.status
  * takes `waitReadyMs`), `stop.if_queued` (g.stop takes `ifQueued`).
  */
-export const GUARDIAN_FEATURES = ['read.wait', 'exec.awaiting_input', 'spawn.argv', 'snapshot.text', 'status.wait_ready', 'stop.if_queued'] as const;
+export const GUARDIAN_FEATURES = ['read.wait', 'exec.awaiting_input', 'spawn.argv', 'snapshot.text', 'sandbox', 'status.wait_ready', 'stop.if_queued'] as const;
 
 /** Output sources: the PTY, or one stream of a task (`task:<task_id>:stdout|stderr`). */
 export type OutputSource = 'pty' | `task:${string}:stdout` | `task:${string}:stderr`;
+
+/**
+ * How the guardian confines the shell and every task it starts (issue 17, docs/sandbox.md; feature
+ * `sandbox`). The daemon decides (mode, network, paths); the guardian only builds the argv that
+ * applies them: `bwrap … -- <shell>` or `<landlock helper> … -- <shell>`.
+ */
+export interface SandboxSpec {
+  mode: 'bwrap' | 'landlock';
+  network: 'on' | 'off';
+  /** Absolute path of the mechanism: the bwrap binary or the Landlock helper. */
+  program: string;
+  /** Writable paths, absolute, the workspace first; missing ones are skipped. */
+  writable: string[];
+  /** Paths hidden behind an empty read-only folder (bwrap; Landlock cannot hide what it reads). */
+  hidden: string[];
+  /** Paths inside hidden ones that stay readable (the session's rc files). */
+  visible: string[];
+  /** Files kept read-only inside writable paths (bwrap): the project config. */
+  readOnly: string[];
+}
 
 /**
  * Spawn specification the daemon writes (0600) before starting a guardian: `guardian --spec FILE`.
@@ -67,6 +87,8 @@ export interface GuardianSpec {
    * without them, ms (issue 9; default `RC_PROMPT_TIMEOUT_MS` of the guardian, 6000). Optional.
    */
   rcTimeoutMs?: number;
+  /** Confine the shell and tasks (issue 17); absent = unconfined. */
+  sandbox?: SandboxSpec;
 }
 
 /**
@@ -206,6 +228,8 @@ export interface GuardianStatus {
   tasks: TaskRecord[];
   /** Daemon connections right now. */
   daemonConnections: number;
+  /** The confinement the shell and tasks run under (issue 17, feature `sandbox`); absent = none. */
+  sandbox?: { mode: SandboxSpec['mode']; network: SandboxSpec['network'] };
 }
 
 // ---- params and results -------------------------------------------------------------------------
@@ -425,9 +449,23 @@ export function isShutdownParams(v: unknown): v is ShutdownParams {
   return isObj(v) && ['closed', 'killed', 'reaped', 'pruned', 'reclaimed'].includes(v.reason as string);
 }
 
+export function isSandboxSpec(v: unknown): v is SandboxSpec {
+  return (
+    isObj(v) &&
+    (v.mode === 'bwrap' || v.mode === 'landlock') &&
+    (v.network === 'on' || v.network === 'off') &&
+    isStr(v.program) &&
+    isStrArray(v.writable) &&
+    isStrArray(v.hidden) &&
+    isStrArray(v.visible) &&
+    isStrArray(v.readOnly)
+  );
+}
+
 export function isGuardianSpec(v: unknown): v is GuardianSpec {
   return (
     isObj(v) &&
+    (v.sandbox === undefined || isSandboxSpec(v.sandbox)) &&
     v.schema === 1 &&
     isStr(v.gid) &&
     isStr(v.cwd) &&
