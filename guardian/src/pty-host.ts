@@ -90,8 +90,10 @@ interface Instance {
   /** Set when the guardian itself ends this shell. */
   expected: boolean;
   exited: Promise<ShellExit>;
-  /** The shell's argument vector when it was first seen running as the shell (to see an `exec` that kept the binary). */
-  shellArgv: string[] | null;
+  /** The shell's argument vector (to see an `exec` that kept the binary). */
+  argv: string[];
+  /** Programs the shell's process runs before it is the shell: node-pty's fork, the sandbox launcher. */
+  before: (string | null)[];
   spawnedAt: number;
   /** Log offset when it was spawned (its start-up output begins here). */
   logStart: number;
@@ -135,6 +137,7 @@ export class PtyHost extends EventEmitter<{ marker: [MarkerEvent]; output: []; r
   private lastExitInfo: ShellExit | null = null;
   private readonly echo = new EchoRewriter();
   private readonly shellExe: string | null;
+  private readonly nodeExe: string | null;
   /** No shell is started any more (the guardian is ending). */
   private final = false;
   private resetting: Promise<void> | null = null;
@@ -144,6 +147,7 @@ export class PtyHost extends EventEmitter<{ marker: [MarkerEvent]; output: []; r
     this.cols = opts.cols;
     this.rows = opts.rows;
     this.shellExe = realpathOrNull(opts.shellPath);
+    this.nodeExe = realpathOrNull(process.execPath);
   }
 
   /** Shell generation: 1 for the first shell, +1 on every reset. */
@@ -335,8 +339,10 @@ export class PtyHost extends EventEmitter<{ marker: [MarkerEvent]; output: []; r
       cwd = o.env.HOME && existsSync(o.env.HOME) ? o.env.HOME : '/';
     }
     let p: pty.IPty;
+    let launcher: string | null = null;
     try {
       const run = o.wrap ? o.wrap(o.shellPath, args, cwd) : { file: o.shellPath, args };
+      launcher = run.file === o.shellPath ? null : realpathOrNull(run.file);
       p = pty.spawn(run.file, run.args, { name: o.env.TERM ?? 'xterm-256color', cols: this.cols, rows: this.rows, cwd, env: o.env, encoding: null });
     } catch (err) {
       // node-pty reports exec failures as exit code 1; a throw means no PTY could be made at all.
@@ -358,7 +364,8 @@ export class PtyHost extends EventEmitter<{ marker: [MarkerEvent]; output: []; r
       alive: true,
       expected: false,
       exited: new Promise<ShellExit>((r) => (resolveExit = r)),
-      shellArgv: null,
+      argv: [o.shellPath, ...args],
+      before: [this.nodeExe, launcher],
       spawnedAt: Date.now(),
       logStart: o.log.end,
       watch: null,
@@ -390,19 +397,17 @@ export class PtyHost extends EventEmitter<{ marker: [MarkerEvent]; output: []; r
 
   /**
    * While the start-up files load: a prompt waiting for input, or the shell replaced by another
-   * program — the shell's process (inside a sandbox, the innermost one) first seen running the
-   * shell binary, later another binary or other arguments (an `exec`). What runs before the
-   * shell binary (node-pty's fork, a sandbox helper) is not judged.
+   * program — the shell's process (inside a sandbox, the innermost one) running another binary
+   * than the shell or the shell with other arguments (an `exec`). What runs before the shell
+   * (node-pty's fork of the guardian, the sandbox launcher) is not judged.
    */
   private watchStartup(inst: Instance): void {
     if (this.inst !== inst || inst.ready || !inst.alive || inst.givingUp) return;
     const pid = this.pid;
     const exe = procLink(pid, 'exe');
-    if (exe !== null && !exe.endsWith(' (deleted)')) {
+    if (exe !== null && !exe.endsWith(' (deleted)') && !inst.before.includes(exe)) {
       const argv = readCmdline(pid);
-      if (inst.shellArgv === null) {
-        if (exe === this.shellExe && argv !== null) inst.shellArgv = argv;
-      } else if (exe !== this.shellExe || (argv !== null && argv.join('\0') !== inst.shellArgv.join('\0'))) {
+      if (exe !== this.shellExe || (argv !== null && argv.join('\0') !== inst.argv.join('\0'))) {
         void this.giveUp(inst, 'replaced', `replaced the shell with "${(argv ?? [exe]).join(' ').slice(0, 120)}"`);
         return;
       }
