@@ -2,6 +2,7 @@
 import { allRows } from './stats.js';
 import { codemapSuite } from './suites/codemap.js';
 import { execSuite } from './suites/exec.js';
+import { extensionsSuite } from './suites/extensions.js';
 import { filesSuite } from './suites/files.js';
 import { mcpSuite } from './suites/mcp.js';
 import { oauthSuite } from './suites/oauth.js';
@@ -21,6 +22,7 @@ const SUITES: Record<string, () => Promise<void>> = {
   oauth: oauthSuite,
   sandbox: sandboxSuite,
   codemap: codemapSuite,
+  extensions: extensionsSuite,
 };
 
 async function main(): Promise<void> {

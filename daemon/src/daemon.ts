@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { buildInfo, buildString } from '@holdfast/shared/build';
-import { ControlEvents } from '@holdfast/shared/control';
+import { ControlEvents, type ToolProgressEvent } from '@holdfast/shared/control';
 import { HoldfastError } from '@holdfast/shared/errors';
 import { newId } from '@holdfast/shared/ids';
 import type { HomeLayout } from '@holdfast/shared/paths';
@@ -11,6 +11,8 @@ import { ConfigStore, writeDefaultConfigIfAbsent } from './config-store.js';
 import { ControlServer } from './control-server.js';
 import { runDoctor } from './doctor.js';
 import { createExecutionEngine, type ExecutionEngine } from './execution/wiring.js';
+import { approveServer } from './extensions/mcp/approve.js';
+import { createExtensionServices, type ExtensionServices } from './extensions/services.js';
 import { FileServices } from './files/file-services.js';
 import { acquireDaemonLock, clearStaleSocket } from './lock.js';
 import type { Logger } from './log.js';
@@ -50,6 +52,7 @@ export class Daemon {
   private execution!: ExecutionEngine;
   private files!: FileServices;
   private oauth!: OAuthService;
+  private extensions!: ExtensionServices;
   private reaper!: Reaper;
   private server!: ControlServer;
   private releaseLock: (() => Promise<void>) | null = null;
@@ -84,6 +87,7 @@ export class Daemon {
     this.files = new FileServices(this.db, l, { audit: this.execution.services.audit, projects: this.execution.services.projects });
     // OAuth state lives here; adapters cache keys and approvals and hear about changes (issue 14).
     this.oauth = new OAuthService(this.db, l, this.configStore, this.log, this.execution.services.audit, (change) => this.server?.broadcast(ControlEvents.oauthChanged, change));
+    this.extensions = createExtensionServices(this.db, l.skillsDir);
     const sweptTemps = this.files.recover();
     if (sweptTemps.length > 0) this.log.info('removed temp files of interrupted writes', { files: sweptTemps });
     const report = await recoverSessions(l, this.manager, this.sessionsRepo, this.eventsRepo, this.log);
@@ -91,7 +95,15 @@ export class Daemon {
     this.eventsRepo.append({ kind: 'daemon.started', data: { pid: process.pid, build: buildString(), ...report } });
 
     await clearStaleSocket(l.daemonSocket);
-    const services: ToolServices = { layout: l, config: this.configStore, sessions: this.manager, events: this.eventsRepo, execution: this.execution.services, files: this.files };
+    const services: ToolServices = {
+      layout: l,
+      config: this.configStore,
+      sessions: this.manager,
+      events: this.eventsRepo,
+      execution: this.execution.services,
+      files: this.files,
+      extensions: this.extensions,
+    };
     const router = createRouter(this.handlers(services), (m) => {
       if (this.draining && m !== 'daemon.status') throw new HoldfastError('DAEMON_DRAINING', 'holdfastd is restarting; retry in a moment', { retryable: true });
     });
@@ -129,7 +141,7 @@ export class Daemon {
         guardian_protos: [...ProtocolVersions.GUARDIAN_SUPPORTED],
         sessions: { live: this.sessionsRepo.listLive().length, total: this.sessionsRepo.listAll().length, max_live: this.configStore.config.sessions.max_live },
       }),
-      'daemon.doctor': async () => ({ checks: await runDoctor(this.layout, this.db, this.sessionsRepo, this.eventsRepo, this.manager.sandbox) }),
+      'daemon.doctor': async () => ({ checks: await runDoctor(this.layout, this.db, this.sessionsRepo, { sandbox: this.manager.sandbox, services }) }),
       'daemon.restart': () => this.restart(),
       'daemon.stop': (p) => {
         setImmediate(() => void this.stop(p.kill_sessions, 0));
@@ -180,7 +192,18 @@ export class Daemon {
         const r = await (await m.ensureLink(p.id)).exec({ id: newId('executionTask'), command: p.command, waitMs: p.wait_ms });
         return r.ok ? { ok: true, cmd: r.cmd } : { ok: false, reason: r.reason, cmd: r.running };
       },
-      'tool.call': (p, ctx) => callTool(p.tool, p.arguments, p.context, services, ctx.signal),
+      'tool.call': (p, ctx) => {
+        const id = p.context.progress_id;
+        // Progress goes back on the connection that made the call (the adapter forwards it).
+        const progress =
+          id === undefined ? undefined : (u: Omit<ToolProgressEvent, 'progress_id'>) => void ctx.peer.emitEvent(ControlEvents.toolProgress, { progress_id: id, ...u } satisfies ToolProgressEvent).catch(() => undefined);
+        return callTool(p.tool, p.arguments, p.context, services, ctx.signal, progress);
+      },
+      'mcp.approve': (p) => {
+        const r = approveServer(this.configStore, this.extensions.approvals, p.workspace, p.name);
+        this.eventsRepo.append({ workspace: r.workspace, kind: 'mcp.approved', data: { name: r.name, entry_sha256: r.entry_sha256 } });
+        return r;
+      },
       'resource.templates': () => resourceTemplates(),
       'resource.list': (p) => listTaskLogs(p, services),
       'resource.read': (p) => readTaskLog(p, services),

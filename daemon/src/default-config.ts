@@ -126,4 +126,16 @@ security:
 retention:
   # Days finished execution tasks (rows and their logs) are kept; 0 keeps them forever.
   task_days: 30
+
+# Upstream MCP servers every session may use through mcp_tool (docs/extensions.md), in the format
+# of Claude Code's .mcp.json; \${VAR} and \${VAR:-default} come from holdfastd's environment.
+# A workspace's own .mcp.json servers need \`holdfast mcp approve <workspace> <name>\` first.
+# mcp_servers:
+#   memory:
+#     command: npx
+#     args: [-y, "@modelcontextprotocol/server-memory"]
+#   tracker:
+#     type: http
+#     url: https://tracker.example/mcp
+#     headers: { Authorization: "Bearer \${TRACKER_TOKEN}" }
 `;

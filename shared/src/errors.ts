@@ -50,6 +50,14 @@ export const ERROR_CODES = [
   // Code map and sandbox (issue 17).
   'CURSOR_STALE',
   'SANDBOX_UNAVAILABLE',
+  // Extensions (issue 13): skills and upstream MCP servers behind skill_tool and mcp_tool.
+  'EXTENSION_NOT_FOUND',
+  'NEEDS_APPROVAL',
+  'UPSTREAM_EXITED',
+  'UPSTREAM_UNAVAILABLE',
+  'UPSTREAM_ERROR',
+  'SCHEMA_REVISION_CHANGED',
+  'SKILL_REVISION_CHANGED',
   // Issue 9: a file with other hard links that cannot be written in place (edit says so before writing).
   'HARD_LINKED',
   'INTERNAL',

@@ -35,6 +35,8 @@ export interface HomeLayout {
   usageLog: string;
   /** OAuth signing keys, cookie keys and the owner password hash (issue 14), 0700; files 0600. */
   oauthDir: string;
+  /** The user's own skills (issue 13): `home/skills/<name>/SKILL.md`. */
+  skillsDir: string;
 }
 
 /** `HOLDFAST_HOME` from the environment, or `~/.holdfast`. */
@@ -82,6 +84,7 @@ export function homeLayout(home: string = resolveHome(), env: NodeJS.ProcessEnv 
     auditLog: join(logsDir, 'audit.jsonl'),
     usageLog: join(logsDir, 'usage.jsonl'),
     oauthDir: join(home, 'oauth'),
+    skillsDir: join(home, 'skills'),
   };
 }
 

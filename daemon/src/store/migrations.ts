@@ -1,4 +1,5 @@
 import { ROLES_OAUTH_MIGRATION } from './roles-oauth-migration.js';
+import { EXTENSIONS_MIGRATION } from './extensions-migration.js';
 import { TASKS_MIGRATION } from './tasks-migration.js';
 
 /**
@@ -147,4 +148,5 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
       ALTER TABLE sessions ADD COLUMN sandbox TEXT;
     `,
   },
+  EXTENSIONS_MIGRATION,
 ];

@@ -1,15 +1,17 @@
 import type { CallContext, ToolCallResult } from '@holdfast/shared/control';
 import { HoldfastError } from '@holdfast/shared/errors';
 import { findTool } from '@holdfast/shared/tools';
-import type { ToolContext, ToolServices } from './context.js';
+import type { ProgressUpdate, ToolContext, ToolServices } from './context.js';
 import { failure, toCallResult, type ToolOutcome } from './envelope.js';
 import { editHandler } from './edit/index.js';
 import { executeHandler } from './execute.js';
+import { mcpToolHandler } from './mcp-tool/index.js';
 import { moveOutHandler } from './move-out/index.js';
 import { observeHandler } from './observe/index.js';
 import { readHandler } from './read/index.js';
 import { runtimeReadHandler } from './runtime-read.js';
 import { sessionHandler } from './session.js';
+import { skillToolHandler } from './skill-tool/index.js';
 import { workspaceHandler } from './workspace.js';
 
 type Handler = (args: never, ctx: ToolContext) => Promise<ToolOutcome> | ToolOutcome;
@@ -24,31 +26,43 @@ const HANDLERS: Record<string, Handler> = {
   read: readHandler,
   edit: editHandler,
   move_out: moveOutHandler,
+  skill_tool: skillToolHandler,
+  mcp_tool: mcpToolHandler,
 };
 
 /**
  * Runs one MCP tool call in the daemon (DESIGN §6): the principal must be allowed the tool
  * (the same policy that shaped its `tools/list`), the arguments must parse with the tool's zod
  * schema, and every outcome — errors included — comes back as the DESIGN §6.3 envelope with
- * `isError` set for failures (input errors are tool results, not protocol errors).
+ * `isError` set for failures (input errors are tool results, not protocol errors). A tool without
+ * an output schema (`mcp_tool`) also carries the envelope in `_meta`. `progress` forwards a
+ * handler's progress updates to the caller when its context has a `progress_id`.
  */
-export async function callTool(name: string, rawArgs: Record<string, unknown>, call: CallContext, services: ToolServices, signal: AbortSignal): Promise<ToolCallResult> {
+export async function callTool(
+  name: string,
+  rawArgs: Record<string, unknown>,
+  call: CallContext,
+  services: ToolServices,
+  signal: AbortSignal,
+  progress?: (p: ProgressUpdate) => void,
+): Promise<ToolCallResult> {
   const type = name;
   const def = findTool(name);
   const handler = HANDLERS[name];
   if (!def || !handler) return toCallResult(failure(type, new HoldfastError('BAD_REQUEST', `unknown tool ${name}`)));
+  const envelopeInMeta = def.output === undefined;
   if (!call.allowed_tools.includes(name)) {
-    return toCallResult(failure(type, new HoldfastError('TOOL_NOT_ALLOWED', `tool ${name} is not allowed for principal ${call.principal}`)));
+    return toCallResult(failure(type, new HoldfastError('TOOL_NOT_ALLOWED', `tool ${name} is not allowed for principal ${call.principal}`)), { envelopeInMeta });
   }
   const parsed = def.input.safeParse(rawArgs);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    return toCallResult(failure(type, new HoldfastError('BAD_REQUEST', `${issue.path.join('.') || 'arguments'}: ${issue.message}`)));
+    return toCallResult(failure(type, new HoldfastError('BAD_REQUEST', `${issue.path.join('.') || 'arguments'}: ${issue.message}`)), { envelopeInMeta });
   }
   const started = Date.now();
   let result: ToolOutcome;
   try {
-    result = await handler(parsed.data as never, { call, services, signal });
+    result = await handler(parsed.data as never, { call, services, signal, ...(progress ? { progress } : {}) });
   } catch (err) {
     const ctx = typeof rawArgs.remote_session_id === 'string' ? { remote_session_id: rawArgs.remote_session_id } : {};
     result = failure(type, err, { context: ctx });
@@ -65,5 +79,5 @@ export async function callTool(name: string, rawArgs: Record<string, unknown>, c
       ...(result.envelope.error ? { error: result.envelope.error.code } : {}),
     },
   });
-  return toCallResult(result);
+  return toCallResult(result, { envelopeInMeta });
 }

@@ -105,21 +105,41 @@ export const CallContext = z.object({
    * lays them over `security.sandbox` when it opens a session.
    */
   sandbox: SandboxSettings.optional(),
+  /**
+   * Set when the client asked for progress (its request carried a `progressToken`): the daemon
+   * may then emit {@link ControlEvents.toolProgress} events with this id while the call runs, and
+   * the adapter forwards them as `notifications/progress` (issue 13).
+   */
+  progress_id: z.string().min(1).max(100).optional(),
 });
 export type CallContext = z.infer<typeof CallContext>;
 
-/** MCP content block as the daemon produces it (text, image, resource_link). */
+/**
+ * MCP content block as the daemon produces it (text, image, resource_link; embedded `resource`
+ * for skill files) or passes through from an upstream server (also `audio`; any block may carry
+ * `annotations` and `_meta`, kept as they came — issue 13).
+ */
 export const ContentBlock = z.union([
-  z.object({ type: z.literal('text'), text: z.string() }),
-  z.object({ type: z.literal('image'), data: z.string(), mimeType: z.string() }),
-  z.object({ type: z.literal('resource_link'), uri: z.string(), name: z.string(), mimeType: z.string().optional(), description: z.string().optional() }),
+  z.looseObject({ type: z.literal('text'), text: z.string() }),
+  z.looseObject({ type: z.literal('image'), data: z.string(), mimeType: z.string() }),
+  z.looseObject({ type: z.literal('audio'), data: z.string(), mimeType: z.string() }),
+  z.looseObject({ type: z.literal('resource_link'), uri: z.string(), name: z.string(), mimeType: z.string().optional(), description: z.string().optional() }),
+  z.looseObject({
+    type: z.literal('resource'),
+    resource: z.looseObject({ uri: z.string(), mimeType: z.string().optional(), text: z.string().optional(), blob: z.string().optional() }),
+  }),
 ]);
 
-/** A finished tool call: MCP `CallToolResult` fields. */
+/**
+ * A finished tool call: MCP `CallToolResult` fields. `structuredContent` is the §6.3 envelope of
+ * holdfast's own tools; a pass-through result (`mcp_tool` call, issue 13) carries the upstream's
+ * (possibly none) and the envelope in `_meta["holdfast/envelope"]`.
+ */
 export const ToolCallResult = z.object({
   content: z.array(ContentBlock),
-  structuredContent: z.record(z.string(), z.unknown()),
+  structuredContent: z.record(z.string(), z.unknown()).optional(),
   isError: z.boolean(),
+  _meta: z.record(z.string(), z.unknown()).optional(),
 });
 export type ToolCallResult = z.infer<typeof ToolCallResult>;
 
@@ -334,6 +354,25 @@ export const ControlMethods = {
     params: z.object({ target: OAuthId }),
     result: z.object({ principals: z.array(z.string()), grants: z.array(z.string()), tokens: z.number() }),
   },
+  /**
+   * `holdfast mcp approve <workspace> <name>` (issue 13): approves the workspace's `.mcp.json`
+   * entry `name` as it is now (bound to the entry's sha256; a changed entry needs approval again).
+   * `workspace` is a registered name or folder. WORKSPACE_NOT_FOUND / EXTENSION_NOT_FOUND /
+   * BAD_REQUEST (the entry is invalid).
+   */
+  'mcp.approve': {
+    params: z.object({ workspace: z.string().min(1), name: z.string().min(1).max(64) }),
+    result: z.object({
+      workspace: z.string(),
+      name: z.string(),
+      entry_sha256: z.string(),
+      /** What was approved, as written in `.mcp.json` (before `${VAR}` expansion). */
+      entry: z.record(z.string(), z.unknown()),
+      /** A `config.yaml` entry of the same name wins: this approval has no effect while it exists. */
+      shadowed_by_config: z.boolean(),
+      previously_approved: z.boolean(),
+    }),
+  },
 
   'tool.call': {
     params: z.object({ tool: z.string().min(1), arguments: z.record(z.string(), z.unknown()).default({}), context: CallContext }),
@@ -355,7 +394,20 @@ export const ControlEvents = {
    * the signing keys), `{clients: [...]}` after a revocation or approval (forget cached principals).
    */
   oauthChanged: 'oauth.changed',
+  /**
+   * Progress of a running `tool.call` whose context carried `progress_id` (issue 13):
+   * `{progress_id, progress, total?, message?}`, sent to the connection that made the call.
+   */
+  toolProgress: 'tool.progress',
 } as const;
+
+/** Data of a {@link ControlEvents.toolProgress} event (MCP `notifications/progress` fields). */
+export interface ToolProgressEvent {
+  progress_id: string;
+  progress: number;
+  total?: number;
+  message?: string;
+}
 
 /** True when `m` names a control method. */
 export function isControlMethod(m: string): m is ControlMethod {

@@ -4,11 +4,13 @@ import type { ToolProfileName } from '../../config/schema.js';
 import type { ToolDef } from './envelope.js';
 import { editTool } from './edit.js';
 import { executeTool } from './execute.js';
+import { mcpTool } from './mcp-tool.js';
 import { moveOutTool } from './move-out.js';
 import { observeTool } from './observe.js';
 import { readTool } from './read.js';
 import { runtimeReadTool } from './runtime-read.js';
 import { sessionTool } from './session.js';
+import { skillTool } from './skill-tool.js';
 import { workspaceTool } from './workspace.js';
 
 export * from './envelope.js';
@@ -17,14 +19,14 @@ export * from './read.js';
 export * from './edit.js';
 export * from './move-out.js';
 export * from './observe.js';
-export { executeTool, observeTool, runtimeReadTool, sessionTool, workspaceTool };
 export { GrantableRole } from './session.js';
+export { executeTool, mcpTool, observeTool, runtimeReadTool, sessionTool, skillTool, workspaceTool };
 
 /**
  * The tool catalogue (DESIGN §6.4): only tools that are served end to end are listed here.
  * The adapter registers these schemas; the daemon parses arguments with the same ones.
  */
-export const TOOLS: readonly ToolDef[] = [workspaceTool, sessionTool, readTool, editTool, moveOutTool, executeTool, observeTool, runtimeReadTool];
+export const TOOLS: readonly ToolDef[] = [workspaceTool, sessionTool, readTool, editTool, moveOutTool, executeTool, observeTool, runtimeReadTool, skillTool, mcpTool];
 
 /** Every tool name DESIGN §6.4 reserves (a principal may name one before it is served). */
 export const RESERVED_TOOL_NAMES = [
@@ -59,7 +61,7 @@ export function toolSchemaRevision(): string {
     name: t.name,
     annotations: t.annotations,
     input: z.toJSONSchema(t.input, { io: 'input' }),
-    output: z.toJSONSchema(t.output),
+    output: t.output ? z.toJSONSchema(t.output) : null,
   }));
   revision = createHash('sha256').update(JSON.stringify(doc)).digest('hex').slice(0, 16);
   return revision;

@@ -21,7 +21,8 @@ export interface ToolListing {
   title: string;
   description: string;
   inputSchema: JsonSchemaObject;
-  outputSchema: JsonSchemaObject;
+  /** Absent for a pass-through tool (`mcp_tool`, issue 13). */
+  outputSchema?: JsonSchemaObject;
   annotations: ToolDef['annotations'];
   _meta?: Record<string, unknown>;
 }
@@ -55,9 +56,9 @@ export function toolListing(tool: ToolDef): ToolListing {
     title: tool.title,
     description: tool.description,
     inputSchema: render(tool.input, 'input'),
-    outputSchema: render(tool.output, 'output'),
     annotations: { title: tool.title, ...tool.annotations },
   };
+  if (tool.output) listing.outputSchema = render(tool.output, 'output');
   if (tool.meta) listing._meta = tool.meta;
   return listing;
 }
@@ -79,9 +80,11 @@ export function parseToolArguments(tool: ToolDef, args: unknown): ParsedArgument
 
 /**
  * Parses a tool's structured result with its output schema.
- * @returns null when it conforms, else a one-line description of the first problems.
+ * @returns null when it conforms (or the tool declares none: a pass-through tool, issue 13),
+ *   else a one-line description of the first problems.
  */
 export function checkToolOutput(tool: ToolDef, structured: unknown): string | null {
+  if (!tool.output) return null;
   const parsed = tool.output.safeParse(structured);
   if (parsed.success) return null;
   return parsed.error.issues
