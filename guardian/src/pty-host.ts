@@ -242,12 +242,14 @@ export class PtyHost extends EventEmitter<{ marker: [MarkerEvent]; output: []; r
 
   /**
    * Types a line for a command (`prefix` first: keys that clear readline's line); its echo is
-   * shown as `display` (see echo-rewrite.ts) when that differs from the line.
+   * shown as `display` (see echo-rewrite.ts) when that differs from the line and nothing had to
+   * be cleared first.
    */
   typeLine(prefix: string, line: string, display: string): void {
     const i = this.inst;
     if (!i || !i.alive) return;
-    if (display !== line) {
+    // With a prefix readline first redraws the line it clears; that redraw is not ours to replace.
+    if (display !== line && prefix === '') {
       const before = this.echo.expect(display);
       if (before) this.opts.log.append(before);
     }
