@@ -8,6 +8,7 @@ import { mcpSuite } from './suites/mcp.js';
 import { oauthSuite } from './suites/oauth.js';
 import { runtimeSuite } from './suites/runtime.js';
 import { sandboxSuite } from './suites/sandbox.js';
+import { workSuite } from './suites/work.js';
 
 /**
  * `npm run bench [-- suite…]`: runs the benchmark suites and prints medians and ratios against
@@ -23,6 +24,7 @@ const SUITES: Record<string, () => Promise<void>> = {
   sandbox: sandboxSuite,
   codemap: codemapSuite,
   extensions: extensionsSuite,
+  work: workSuite,
 };
 
 async function main(): Promise<void> {

@@ -9,6 +9,7 @@ import type { DoctorCheck } from '@holdfast/shared/control';
 import { longestSocketPathBytes, SUN_PATH_MAX_BYTES, type HomeLayout } from '@holdfast/shared/paths';
 import { isGuardianManifest, isProcessAlive, readJson, type GuardianManifest } from '@holdfast/shared/protocol';
 import type { SandboxPlanner } from './sandbox/planner.js';
+import { storeChecks, type StoreFacts } from './doctor-store.js';
 import type { Db } from './store/db.js';
 import type { EventsRepo } from './store/events-repo.js';
 import type { SessionsRepo } from './store/sessions-repo.js';
@@ -25,15 +26,21 @@ function mode(path: string): string | null {
 /**
  * `holdfast doctor` (DESIGN §7), run inside the daemon. Redacted: paths, modes, counts and
  * versions only — never tokens or file contents. Checks: versions, paths and socket path length,
- * permissions, DB integrity, DB rows against live guardians, orphan manifests, node-pty loading,
+ * permissions, DB integrity, what the store and logs hold and what retention removes next
+ * (issue 11, with `held`), DB rows against live guardians, orphan manifests, node-pty loading,
  * systemd KillMode, the sandbox (issue 17): the configured mode, whether bwrap and the Landlock
  * helper work here, and what `auto` would pick; and per workspace its skills and upstream MCP
  * servers with their states (issue 13); and a warning naming the start-up files sessions had to
  * skip in the last {@link RC_SKIPPED_WINDOW_DAYS} days (issue 9). `extra` parts omitted: those
  * checks are skipped.
  */
-export async function runDoctor(layout: HomeLayout, db: Db, sessions: SessionsRepo, extra: { sandbox?: SandboxPlanner; services?: ToolServices } = {}): Promise<DoctorCheck[]> {
-  const { sandbox, services } = extra;
+export async function runDoctor(
+  layout: HomeLayout,
+  db: Db,
+  sessions: SessionsRepo,
+  extra: { sandbox?: SandboxPlanner; services?: ToolServices; held?: StoreFacts } = {},
+): Promise<DoctorCheck[]> {
+  const { sandbox, services, held } = extra;
   const checks: DoctorCheck[] = [];
   const add = (name: string, ok: boolean, detail: string, data?: Record<string, unknown>): void => {
     checks.push(data ? { name, ok, detail, data } : { name, ok, detail });
@@ -77,6 +84,8 @@ export async function runDoctor(layout: HomeLayout, db: Db, sessions: SessionsRe
   const journal = db.pragma('journal_mode', { simple: true }) as string;
   const version = db.pragma('user_version', { simple: true }) as number;
   add('database', integrity === 'ok', `integrity ${integrity}, journal ${journal}, schema v${version}`, { integrity, journal_mode: journal, schema_version: version });
+
+  if (held) for (const c of storeChecks(layout, db, sessions, held)) checks.push(c);
 
   const live = sessions.listLive();
   const dead = live.filter((r) => !(r.guardian_pid && isProcessAlive(r.guardian_pid, r.guardian_start_time)));

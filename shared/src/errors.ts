@@ -58,6 +58,16 @@ export const ERROR_CODES = [
   'UPSTREAM_ERROR',
   'SCHEMA_REVISION_CHANGED',
   'SKILL_REVISION_CHANGED',
+  // Work tracking (issue 11): plan, progress, artifact, activity.
+  'PLAN_NOT_FOUND',
+  'PLAN_TASK_NOT_FOUND',
+  'PLAN_INVALID',
+  'PLAN_REVISION_CONFLICT',
+  'PLAN_DEPENDENCIES_OPEN',
+  'PLAN_STATE_CONFLICT',
+  'PLAN_NOT_DELIVERABLE',
+  'EVIDENCE_INVALID',
+  'ARTIFACT_NOT_FOUND',
   // Issue 9: a file with other hard links that cannot be written in place (edit says so before writing).
   'HARD_LINKED',
   'INTERNAL',

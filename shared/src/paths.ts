@@ -19,6 +19,12 @@ export interface HomeLayout {
   token: string;
   stateDir: string;
   db: string;
+  /**
+   * Artifact snapshots (issue 11): `state/artifacts/<remote_session_id>/<artifact_id>`. Beside the
+   * database rather than in `sessions/<id>/`, because artifacts age out on their own clock (not
+   * with the session's logs) and are state, not output.
+   */
+  artifactsDir: string;
   /** Directory of sockets, lock and manifests; may be outside `home` (see `runDirRelocated`). */
   runDir: string;
   /** True when `home/run` would exceed the socket path limit and a short directory is used. */
@@ -72,6 +78,7 @@ export function homeLayout(home: string = resolveHome(), env: NodeJS.ProcessEnv 
     token: join(home, 'token'),
     stateDir,
     db: join(stateDir, 'holdfast.db'),
+    artifactsDir: join(stateDir, 'artifacts'),
     runDir,
     runDirRelocated,
     daemonSocket: join(runDir, 'daemon.sock'),

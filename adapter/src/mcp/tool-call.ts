@@ -55,7 +55,8 @@ export interface CallOrigin {
 
 /**
  * A `tools/call` result as it goes to the client. `structuredContent` is the §6.3 envelope, except
- * for a pass-through tool (`mcp_tool`, issue 13), whose envelope is in `_meta`.
+ * for a pass-through tool (`mcp_tool`, issue 13), whose envelope is in `_meta`; `_meta` also carries
+ * the activity snapshot (issue 11).
  */
 export interface ToolResult {
   content: ToolCallResult['content'];

@@ -28,6 +28,9 @@ const ARGUMENT_RETRY: Readonly<Record<string, (args: Record<string, unknown>) =>
   // list and describe only look (issue 13); a call runs an upstream tool or a skill: never repeated.
   skill_tool: (args) => (args.action === 'list' || args.action === 'describe' ? 'idempotent' : 'never'),
   mcp_tool: (args) => (args.action === 'list' || args.action === 'describe' ? 'idempotent' : 'never'),
+  // Reading a plan or an artifact only looks; changes are never repeated behind the client's back.
+  plan: (args) => (args.action === 'read' ? 'idempotent' : 'never'),
+  artifact: (args) => (args.action === 'read' || args.action === 'list' ? 'idempotent' : 'never'),
 };
 
 /**

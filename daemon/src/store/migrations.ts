@@ -1,6 +1,7 @@
 import { ROLES_OAUTH_MIGRATION } from './roles-oauth-migration.js';
 import { EXTENSIONS_MIGRATION } from './extensions-migration.js';
 import { TASKS_MIGRATION } from './tasks-migration.js';
+import { WORK_MIGRATION } from './work-migration.js';
 
 /**
  * Numbered schema migrations of `state/holdfast.db` (DESIGN §2). Migration N brings the schema
@@ -149,4 +150,5 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
     `,
   },
   EXTENSIONS_MIGRATION,
+  WORK_MIGRATION,
 ];

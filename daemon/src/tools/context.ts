@@ -6,6 +6,7 @@ import type { ExtensionServices } from '../extensions/services.js';
 import type { FileServices } from '../files/file-services.js';
 import type { SessionManager } from '../sessions/manager.js';
 import type { EventsRepo } from '../store/events-repo.js';
+import type { WorkServices } from '../work/services.js';
 
 /** Services a tool handler may use (the daemon wires them once). */
 export interface ToolServices {
@@ -19,6 +20,8 @@ export interface ToolServices {
   files: FileServices;
   /** Skills and upstream MCP servers: skill_tool, mcp_tool, the session inventory (issue 13). */
   extensions: ExtensionServices;
+  /** Work tracking: plans, progress, artifacts, activity (issue 11). */
+  work: WorkServices;
 }
 
 /** One progress update of a running tool call (MCP `notifications/progress` fields). */

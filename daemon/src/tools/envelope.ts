@@ -16,6 +16,12 @@ export interface ToolOutcome {
    * which then travels in `_meta`.
    */
   passThrough?: { content: ToolCallResult['content']; structuredContent?: Record<string, unknown>; isError: boolean };
+  /**
+   * What the call's event records beyond what every call records (issue 11): `data` is merged into
+   * the event's data (the observe stream shows it); `skip` records no event (a repeated progress
+   * report). A handler that sets this gets its event written before the result is returned.
+   */
+  event?: { data?: Record<string, unknown>; skip?: boolean };
 }
 
 export interface OutcomeOptions {

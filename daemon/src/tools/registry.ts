@@ -3,16 +3,20 @@ import { HoldfastError } from '@holdfast/shared/errors';
 import { findTool } from '@holdfast/shared/tools';
 import type { ProgressUpdate, ToolContext, ToolServices } from './context.js';
 import { failure, toCallResult, type ToolOutcome } from './envelope.js';
+import { artifactHandler } from './artifact/index.js';
 import { editHandler } from './edit/index.js';
 import { executeHandler } from './execute.js';
 import { mcpToolHandler } from './mcp-tool/index.js';
 import { moveOutHandler } from './move-out/index.js';
 import { observeHandler } from './observe/index.js';
+import { planHandler } from './plan/index.js';
+import { progressHandler } from './progress.js';
 import { readHandler } from './read/index.js';
 import { runtimeReadHandler } from './runtime-read.js';
 import { sessionHandler } from './session.js';
 import { skillToolHandler } from './skill-tool/index.js';
 import { workspaceHandler } from './workspace.js';
+import { recordCall, takeTracking, type CallTracking } from './work-tracking.js';
 
 type Handler = (args: never, ctx: ToolContext) => Promise<ToolOutcome> | ToolOutcome;
 
@@ -28,6 +32,9 @@ const HANDLERS: Record<string, Handler> = {
   move_out: moveOutHandler,
   skill_tool: skillToolHandler,
   mcp_tool: mcpToolHandler,
+  progress: progressHandler,
+  plan: planHandler,
+  artifact: artifactHandler,
 };
 
 /**
@@ -36,7 +43,10 @@ const HANDLERS: Record<string, Handler> = {
  * schema, and every outcome — errors included — comes back as the DESIGN §6.3 envelope with
  * `isError` set for failures (input errors are tool results, not protocol errors). A tool without
  * an output schema (`mcp_tool`) also carries the envelope in `_meta`. `progress` forwards a
- * handler's progress updates to the caller when its context has a `progress_id`.
+ * handler's progress updates to the caller when its context has a `progress_id`. The
+ * work-tracking arguments every session tool takes (`activity`, `plan_id`, `plan_task_id`; issue
+ * 11) are checked and taken off here, once, before the handler runs; the call's event (with its
+ * activity snapshot, returned in `_meta`) is recorded after it.
  */
 export async function callTool(
   name: string,
@@ -60,24 +70,18 @@ export async function callTool(
     return toCallResult(failure(type, new HoldfastError('BAD_REQUEST', `${issue.path.join('.') || 'arguments'}: ${issue.message}`)), { envelopeInMeta });
   }
   const started = Date.now();
+  let args = parsed.data as Record<string, unknown>;
+  let tracking: CallTracking = { activity: null, plan: null };
   let result: ToolOutcome;
   try {
-    result = await handler(parsed.data as never, { call, services, signal, ...(progress ? { progress } : {}) });
+    ({ args, tracking } = takeTracking(def, args, call, services));
+    result = await handler(args as never, { call, services, signal, ...(progress ? { progress } : {}) });
   } catch (err) {
     const ctx = typeof rawArgs.remote_session_id === 'string' ? { remote_session_id: rawArgs.remote_session_id } : {};
     result = failure(type, err, { context: ctx });
   }
-  services.events.appendSoon({
-    session_id: result.envelope.context.remote_session_id ?? null,
-    kind: 'tool.call',
-    tool: name,
-    status: result.envelope.status,
-    data: {
-      duration_ms: Date.now() - started,
-      principal: call.principal,
-      ...(result.envelope.context.execution_task_id ? { execution_task_id: result.envelope.context.execution_task_id } : {}),
-      ...(result.envelope.error ? { error: result.envelope.error.code } : {}),
-    },
-  });
-  return toCallResult(result, { envelopeInMeta });
+  const meta = recordCall(name, args, tracking, result, call, services, Date.now() - started);
+  const out = toCallResult(result, { envelopeInMeta });
+  if (meta) out._meta = { ...(out._meta ?? {}), ...meta };
+  return out;
 }

@@ -11,6 +11,7 @@ import type { ToolContext } from './context.js';
 import { liveServerViews } from './mcp-tool/upstream-link.js';
 import { sessionSkillRoots } from './skill-tool/index.js';
 import { action, failure, outcome, type ToolOutcome } from './envelope.js';
+import { progressView } from './progress.js';
 
 type Args = z.output<typeof sessionTool.input>;
 
@@ -111,6 +112,7 @@ function sessionData(s: SessionView, ctx: ToolContext): Record<string, unknown> 
       read_window_bytes: cfg.limits.read_window_bytes,
     },
     guide: GUIDE,
+    progress: progressView(ctx.services.work.progress.latest(s.remote_session_id)),
   };
 }
 

@@ -237,8 +237,20 @@ export const McpServerEntry = z
   .refine((e) => e.url === undefined || e.type === undefined || e.type !== 'stdio', 'a stdio server has a command, not a url');
 export type McpServerEntry = z.infer<typeof McpServerEntry>;
 
+/**
+ * Retention (`config.yaml` `retention:`; issue 5 `task_days`, issue 11 the other clocks). Each kind
+ * of record ages out on its own clock, in days (fractions allowed; 0 keeps that kind forever):
+ * finished tasks and their logs (`task_days`), events of ended sessions and daemon-wide events
+ * (`event_days`), artifacts of ended sessions (`artifact_days`), plans of ended sessions and
+ * delivered plans (`plan_days`). Running tasks, whatever an undelivered plan cites as evidence and
+ * the artifacts of live sessions are always kept. `sweep_interval_s` is how often a sweep runs.
+ */
 export const RetentionConfig = z.object({
   task_days: z.number().min(0).default(30),
+  event_days: z.number().min(0).default(30),
+  artifact_days: z.number().min(0).default(30),
+  plan_days: z.number().min(0).default(90),
+  sweep_interval_s: z.number().int().min(1).default(6 * 60 * 60),
 });
 
 export const HoldfastConfig = z.object({

@@ -134,6 +134,9 @@ export const ContentBlock = z.union([
  * A finished tool call: MCP `CallToolResult` fields. `structuredContent` is the §6.3 envelope of
  * holdfast's own tools; a pass-through result (`mcp_tool` call, issue 13) carries the upstream's
  * (possibly none) and the envelope in `_meta["holdfast/envelope"]`.
+ * A finished tool call: MCP `CallToolResult` fields. `_meta` carries what is about the call rather
+ * than its result — the stored activity snapshot under `holdfast/activity` (issue 11) — and is
+ * never mirrored in `structuredContent`.
  */
 export const ToolCallResult = z.object({
   content: z.array(ContentBlock),
@@ -154,7 +157,11 @@ const Empty = z.object({}).strict();
  */
 export const ResourceTemplateView = z.object({ uriTemplate: z.string(), name: z.string(), title: z.string().optional(), description: z.string().optional(), mimeType: z.string().optional() });
 export const ResourceView = z.object({ uri: z.string(), name: z.string(), title: z.string().optional(), description: z.string().optional(), mimeType: z.string().optional() });
-export const ResourceContents = z.object({ uri: z.string(), mimeType: z.string(), text: z.string() });
+/** One resource body: text, or base64 bytes (`blob`) for binary artifacts (issue 11). */
+export const ResourceContents = z.union([
+  z.object({ uri: z.string(), mimeType: z.string(), text: z.string() }),
+  z.object({ uri: z.string(), mimeType: z.string(), blob: z.string() }),
+]);
 
 /**
  * OAuth storage and administration (issue 14, docs/oauth.md). The adapter runs the authorization
@@ -378,6 +385,30 @@ export const ControlMethods = {
     params: z.object({ tool: z.string().min(1), arguments: z.record(z.string(), z.unknown()).default({}), context: CallContext }),
     result: ToolCallResult,
   },
+
+  /**
+   * The live observation stream of a workspace (issue 11, `holdfast observe`): stored events are
+   * pushed as `events.batch` evt frames tagged with the caller's `stream` id, in sequence order,
+   * only once they are stored. Without `after_seq` the last `history` matching events are replayed
+   * first; with it, every matching event after it (a client resuming after a daemon restart). Read
+   * only: it runs no tools. Ends with the connection or `events.unfollow`.
+   */
+  'events.follow': {
+    params: z.object({
+      stream: z.string().min(1).max(100),
+      workspace: z.string().min(1).max(64),
+      after_seq: z.number().int().min(0).optional(),
+      history: z.number().int().min(0).max(100).default(100),
+      tool: z.string().max(100).optional(),
+      status: z.string().max(100).optional(),
+      operation: z.string().max(100).optional(),
+      path: z.string().max(1000).optional(),
+      detail: z.boolean().default(false),
+      diff: z.enum(['summary', 'preview', 'full']).default('summary'),
+    }),
+    result: z.object({ stream: z.string(), workspace: z.string(), after_seq: z.number(), head_seq: z.number() }),
+  },
+  'events.unfollow': { params: z.object({ stream: z.string().min(1).max(100) }), result: z.object({ stopped: z.boolean() }) },
 } as const satisfies Record<string, { params: z.ZodType; result: z.ZodType }>;
 
 export type ControlMethod = keyof typeof ControlMethods;
@@ -399,6 +430,8 @@ export const ControlEvents = {
    * `{progress_id, progress, total?, message?}`, sent to the connection that made the call.
    */
   toolProgress: 'tool.progress',
+  /** Events of an `events.follow` stream: `{stream, events: StreamEvent[], cursor}` (issue 11). */
+  events: 'events.batch',
 } as const;
 
 /** Data of a {@link ControlEvents.toolProgress} event (MCP `notifications/progress` fields). */
@@ -407,6 +440,45 @@ export interface ToolProgressEvent {
   progress: number;
   total?: number;
   message?: string;
+}
+
+/**
+ * One event of the observation stream (issue 11): a stored event row in its public shape.
+ * `sequence` is the store's sequence number (contiguous across a workspace's stream when one
+ * workspace is served); `data` is what was recorded; `output` (command output lines) and `diff`
+ * (an edit's changes) are read from the store when the event is pushed, per the stream's options.
+ */
+export interface StreamEvent {
+  sequence: number;
+  /** ISO 8601 time the event was recorded. */
+  at: string;
+  kind: string;
+  workspace: string | null;
+  remote_session_id: string | null;
+  tool: string | null;
+  status: string | null;
+  data: Record<string, unknown>;
+  output?: StreamOutput;
+  diff?: StreamDiff;
+}
+
+/** Command output of an event: numbered lines, stdout and stderr apart (`pty` for a terminal command). */
+export interface StreamOutput {
+  streams: { name: 'pty' | 'stdout' | 'stderr'; first_line: number; total_lines: number; lines: string[] }[];
+}
+
+/** An edit's changes: per-file counts, and diff lines with `--diff preview|full`. */
+export interface StreamDiff {
+  files: { path: string; added: number; removed: number }[];
+  lines?: string[];
+  truncated?: boolean;
+}
+
+/** One `events.batch` frame. `cursor`: the last sequence the stream has looked at (resume after it). */
+export interface EventsBatch {
+  stream: string;
+  events: StreamEvent[];
+  cursor: number;
 }
 
 /** True when `m` names a control method. */

@@ -88,4 +88,9 @@ export interface ToolDef<I extends ToolInputSchema = ToolInputSchema, O extends 
   annotations: ToolAnnotations;
   /** Extra `_meta` on the tool listing. */
   meta?: Record<string, unknown>;
+  /**
+   * Set by `withWorkTracking` (issue 11) on session tools: the input accepts `activity`, and with
+   * `plan: true` also `plan_id` / `plan_task_id`, which the daemon handles for every such tool.
+   */
+  workTracking?: { plan: boolean };
 }

@@ -37,8 +37,22 @@ function looseAsTrue(ctx: { jsonSchema: Record<string, unknown> }): void {
   if (extra !== null && typeof extra === 'object' && !Array.isArray(extra) && Object.keys(extra).length === 0) ctx.jsonSchema.additionalProperties = true;
 }
 
+/**
+ * In input schemas an open object without properties (`z.looseObject({})`, e.g. `activity`) renders
+ * as just `{"type": "object"}` — the same set of values in fewer bytes, since every session tool
+ * carries one (issue 11: the catalogue must stay under 48 KB).
+ */
+function compactInput(ctx: { jsonSchema: Record<string, unknown> }): void {
+  looseAsTrue(ctx);
+  const j = ctx.jsonSchema;
+  if (j.type === 'object' && j.additionalProperties === true && j.properties && typeof j.properties === 'object' && Object.keys(j.properties).length === 0) {
+    delete j.properties;
+    delete j.additionalProperties;
+  }
+}
+
 function render(schema: z.ZodType, io: 'input' | 'output'): JsonSchemaObject {
-  const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io, override: looseAsTrue }) as Record<string, unknown>;
+  const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io, override: io === 'input' ? compactInput : looseAsTrue }) as Record<string, unknown>;
   if (json.type !== undefined && json.type !== 'object') {
     throw new Error(`tool schemas must describe objects (got type ${JSON.stringify(json.type)})`);
   }
