@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { G, type CommandRecord, type ExecResult, type GuardianStatus, type ReadResult, type SnapshotResult } from '@holdfast/shared/protocol';
 import type { RpcPeer } from '@holdfast/shared/wire';
-import { exec, outputOf, readAll, run, startGuardian, until, type StartedGuardian } from './spawn-harness.js';
+import { endGuardian, exec, outputOf, readAll, run, startGuardian, until, type StartedGuardian } from './spawn-harness.js';
 
 describe('foreground commands', () => {
   let g: StartedGuardian;
@@ -22,15 +22,7 @@ describe('foreground commands', () => {
     peer.on('event', (ev, d) => events.push([ev, d]));
   });
 
-  after(async () => {
-    try {
-      await peer.request(G.shutdown, { reason: 'closed' }).catch(() => undefined);
-      await g.waitGone();
-      assert.deepEqual(g.leftovers(), [], 'no process of this guardian is left');
-    } finally {
-      await g.cleanup();
-    }
-  });
+  after(() => endGuardian(g, peer));
 
   it('echo hi returns exactly its output and exit 0', async () => {
     const rec = await run(peer, 'c_echo', 'echo hi');

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { G, type CommandRecord, type ExecResult, type SnapshotResult } from '@holdfast/shared/protocol';
 import type { RpcPeer } from '@holdfast/shared/wire';
-import { exec, outputOf, run, startGuardian, type StartedGuardian } from './spawn-harness.js';
+import { endGuardian, exec, outputOf, run, startGuardian, type StartedGuardian } from './spawn-harness.js';
 
 describe('terminal state between commands', () => {
   let g: StartedGuardian;
@@ -21,15 +21,7 @@ describe('terminal state between commands', () => {
     peer = await g.dial();
   });
 
-  after(async () => {
-    try {
-      await peer.request(G.shutdown, { reason: 'closed' }).catch(() => undefined);
-      await g.waitGone();
-      assert.deepEqual(g.leftovers(), [], 'no process of this guardian is left');
-    } finally {
-      await g.cleanup();
-    }
-  });
+  after(() => endGuardian(g, peer));
 
   it('a program stopped while echo was off does not hide the next input (stty -echo)', async () => {
     const r = await exec(peer, 'c_noecho', 'stty -echo; sleep 30', 300);

@@ -3,7 +3,7 @@ import { open } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { HoldfastError } from '@holdfast/shared/errors';
 import { isProcessAlive } from '@holdfast/shared/proc';
-import { stageWrite, sweepTempFiles, type StagedWrite, type TempJournal } from './atomic-write.js';
+import { fsyncDirSync, stageWrite, sweepTempFiles, type StagedWrite, type TempJournal } from './atomic-write.js';
 
 /**
  * Writing a file that has other hard links (issue 9, item 9; docs/file-tools.md "Hard links").
@@ -66,7 +66,7 @@ export async function stageInPlace(target: string, data: Buffer, t: InPlaceTarge
     throw err;
   }
   journal?.end(tmp.temp);
-  fsyncDir(dirname(target));
+  fsyncDirSync(dirname(target));
   let done = false;
   return {
     target,
@@ -127,18 +127,6 @@ function removeIntent(intent: string, journal?: TempJournal): void {
     // already gone
   }
   journal?.end(intent);
-}
-
-function fsyncDir(dir: string): void {
-  let fd: number | null = null;
-  try {
-    fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY);
-    fdatasyncSync(fd);
-  } catch {
-    // some filesystems refuse fsync on directories
-  } finally {
-    if (fd !== null) closeSync(fd);
-  }
 }
 
 /** Rolls one intent file forward into its target (same inode) and removes it. */
