@@ -6,7 +6,7 @@
  * `env:VAR`, `none`).
  */
 export const DESKTOP_MIGRATION = {
-  version: 4,
+  version: 8,
   name: 'desktop devices, sessions, pauses and views',
   sql: `
     CREATE TABLE desktop_devices (

@@ -34,7 +34,7 @@ describe('desktop tool catalogue (issues 15, 16)', () => {
       ],
     );
     for (const t of tools) {
-      assert.ok(TOOLS.some((x) => x.name === t.name), `${t.name} is served`);
+      assert.ok(TOOLS.some((s) => s.name === t.name), `${t.name} is served`);
       const input = toolListing(t).inputSchema;
       assert.equal(input.type, 'object');
       for (const k of ROOT_FORBIDDEN) assert.ok(!(k in input), `${t.name}: no top-level ${k}`);
