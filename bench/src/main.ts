@@ -7,6 +7,7 @@ import { extensionsSuite } from './suites/extensions.js';
 import { filesSuite } from './suites/files.js';
 import { mcpSuite } from './suites/mcp.js';
 import { oauthSuite } from './suites/oauth.js';
+import { panelSuite } from './suites/panel.js';
 import { runtimeSuite } from './suites/runtime.js';
 import { sandboxSuite } from './suites/sandbox.js';
 import { workSuite } from './suites/work.js';
@@ -27,6 +28,7 @@ const SUITES: Record<string, () => Promise<void>> = {
   extensions: extensionsSuite,
   work: workSuite,
   desktop: desktopSuite,
+  panel: panelSuite,
 };
 
 async function main(): Promise<void> {

@@ -119,7 +119,7 @@ export class VideoClient {
       bmp.close();
     }
     this.frames++;
-    this.canvas.dispatchEvent(new CustomEvent('hf-frame', { detail: { seq, at: Date.now() } }));
+    this.canvas.dispatchEvent(new CustomEvent('hf-frame', { detail: { seq, at: Date.now(), bytes: buf.byteLength } }));
     if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ t: 'ack', seq }));
   }
 }
