@@ -359,6 +359,7 @@ describe('desktop panel: browser page, video, pause, terminal viewer, MCP Apps',
     const fallback = await tools.ok('desktop_open_browser', { view_id: unconfirmedView });
     assert.equal(fallback.env.data!.opened, true);
     assert.equal(opened().length, openedBefore + 1);
+    assert.doesNotMatch(JSON.stringify(fallback), /#s=/, 'no secret in the result');
   });
 
   it('the terminal viewer under tmux draws the desktop in half blocks; p pauses, q leaves the desktop connected; without a terminal it refuses', async () => {
@@ -379,5 +380,28 @@ describe('desktop panel: browser page, video, pause, terminal viewer, MCP Apps',
     const after = (await tools.ok('desktop_get_session', { desktop_session_id: ds })).env.data!;
     assert.equal(after.state, 'connected', 'leaving the viewer keeps the desktop session');
     assert.equal((await h.cli(['desktop', 'resume', ds])).code, 0);
+
+    // desktop_open for a client whose panel mode is terminal returns this command.
+    const call = await h.client().call('tool.call', {
+      tool: 'desktop_open',
+      arguments: { remote_session_id: rs },
+      context: { principal: 'owner', allowed_tools: ['desktop_open'], panel: { mode: 'terminal', apps: false, terminal: true } },
+    });
+    const env = call.structuredContent as unknown as Envelope;
+    assert.equal(env.data!.panel, 'terminal');
+    assert.equal(env.data!.view_command, `holdfast desktop view --view ${env.data!.view_id as string}`);
+  });
+
+  it('holdfast desktop pair shows the one-time link only in the person\'s own terminal, and it pairs a new browser', async () => {
+    const piped = await h.cli(['desktop', 'pair', unconfirmedView, '--link']);
+    assert.notEqual(piped.code, 0, 'no secret into a pipe');
+    assert.match(piped.stderr, /own terminal/);
+    await h.tmux(['new-session', '-d', '-s', 'pair', '-x', '250', '-y', '10', `${process.execPath} ${CLI_MAIN} desktop pair ${unconfirmedView} --link; sleep 30`]);
+    const url = await pollUntil('the link in the terminal', async () => /http:\/\/127\.0\.0\.1:\d+\/view\/view_\w+#s=[\w-]+/.exec(await h.tmux(['capture-pane', '-p', '-t', 'pair']))?.[0], 15_000, 100);
+    const fresh = await browser.newContext();
+    const p = await fresh.newPage();
+    await p.goto(url);
+    await pollUntil('the paired page', async () => (await p.locator('#status').innerText()).includes('Waiting for you to pick a desktop'));
+    await fresh.close();
   });
 });

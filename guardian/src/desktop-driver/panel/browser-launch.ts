@@ -5,8 +5,12 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { log } from '../../log.js';
 
-/** A browser that neither failed nor exited non-zero within this counts as opened, ms. */
-const OPEN_SETTLE_MS = 1500;
+/**
+ * A browser command that neither failed nor exited non-zero within this counts as opened, ms (a
+ * missing command fails at once; `xdg-open` exits as soon as it handed the file over; a browser
+ * started directly keeps running). Short, so `desktop_open` answers at once.
+ */
+const OPEN_SETTLE_MS = 400;
 
 export interface LaunchResult {
   opened: boolean;
