@@ -4,13 +4,12 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { dirname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Client } from '@modelcontextprotocol/client';
 import { launchChromium } from '@holdfast/test/harness/browser';
-import { pollUntil, TestHome } from '@holdfast/test/harness';
-import { callTool, httpClient, openSession, ownerToken, startAdapter } from '@holdfast/test/harness/mcp';
+import { pollUntil } from '@holdfast/test/harness';
 import type { Browser, Page } from 'playwright-core';
 import { WebSocket } from 'ws';
 import { fmtMs, median, percentile, ratio, report } from '../stats.js';
+import { startVirtualDesktop } from '../virtual-desktop.js';
 
 const S = 'panel';
 const BASELINES = join(fileURLToPath(new URL('..', import.meta.url)), 'baselines');
@@ -170,24 +169,11 @@ rfb._display.flip = (...a) => { if (window.hfStats) window.hfStats.frames++; ret
  * bridge to the same VNC server.
  */
 export async function panelSuite(): Promise<void> {
-  const h = new TestHome({ limits: { requests_per_minute: 1_000_000 } });
-  const adapter = await startAdapter(h);
-  let c: Client | null = null;
+  const d = await startVirtualDesktop();
   let browser: Browser | null = null;
   let flipper: ChildProcess | null = null;
   try {
-    c = await httpClient(adapter.url, ownerToken(h), 'legacy');
-    const client = c;
-    const rs = (await openSession(client, { workspace: 'ws' })).id;
-    const tool = async (name: string, args: Record<string, unknown>) => {
-      const r = await callTool(client, name, { remote_session_id: rs, ...args });
-      if (r.isError) throw new Error(`${name}: ${JSON.stringify(r.env.error)}`);
-      return r.env;
-    };
-    const conn = await tool('desktop_connect', { alias: 'virtual' });
-    const driverPid = conn.data!.driver_pid as number;
-    const desktopDir = join(h.layout.sessionsDir, rs, 'desktop');
-    const xenv = { DISPLAY: conn.data!.x_display as string, XAUTHORITY: join(desktopDir, 'xauthority') };
+    const { h, tool, driverPid, desktopDir, xenv } = d;
     const view = (await tool('desktop_open', {})).data!.view_id as string;
     const control = h.client();
     await control.call('desktop.pair', { view_id: view, device: 'virtual', close: false });
@@ -339,8 +325,6 @@ export async function panelSuite(): Promise<void> {
   } finally {
     if (flipper) stopFlipper(flipper);
     await browser?.close().catch(() => undefined);
-    await c?.close().catch(() => undefined);
-    await adapter.kill9();
-    await h.cleanup().catch((err: Error) => process.stderr.write(`cleanup: ${err.message}\n`));
+    await d.close();
   }
 }
