@@ -312,6 +312,12 @@ describe('desktop panel: browser page, video, pause, terminal viewer, MCP Apps',
     const listed = (await ui.listTools()).tools;
     assert.deepEqual((listed.find((t) => t.name === 'desktop_open')?._meta as { ui?: unknown })?.ui, { resourceUri: 'ui://holdfast/desktop.html' });
     assert.deepEqual((listed.find((t) => t.name === 'desktop_panel')?._meta as { ui?: { visibility?: string[] } })?.ui?.visibility, ['app']);
+    // The 2026-07-28 era carries the client's capabilities with each request.
+    const modern = new Client({ name: 'holdfast-apps-host', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' }, capabilities: { extensions: UI_EXTENSION } });
+    await modern.connect(new StreamableHTTPClientTransport(new URL(adapter.url), { requestInit: { headers: { Authorization: `Bearer ${ownerToken(h)}` } } }));
+    const modernTools = (await modern.listTools()).tools;
+    await modern.close();
+    assert.ok(modernTools.some((t) => t.name === 'desktop_panel'), 'a 2026-era client with the extension sees the app-only tool');
     const plain = (await c.listTools()).tools;
     assert.equal(plain.some((t) => t.name === 'desktop_panel'), false, 'clients without the extension do not see the app-only tool');
     assert.equal(plain.find((t) => t.name === 'desktop_open')?._meta?.ui, undefined);
