@@ -12,7 +12,7 @@ import {
 import { HttpConstants } from './constants.js';
 import { resourceError, type ResourceBackend } from './resources.js';
 import type { Principal } from './principals.js';
-import { UnknownToolError, type Era, type ToolForwarder } from './tool-call.js';
+import { UnknownToolError, type Era, type ProgressSink, type ToolForwarder } from './tool-call.js';
 import type { ToolCatalog } from './tool-catalog.js';
 
 /**
@@ -22,7 +22,7 @@ import type { ToolCatalog } from './tool-catalog.js';
  * what is expensive — tool JSON Schemas — is rendered once in the {@link ToolCatalog} and shared.
  *
  * Served: `tools/list` (the principal's tools, DESIGN §6.2), `tools/call` (forwarded to the
- * daemon), `logging/setLevel` (2025 era), `resources/*` (task logs, through the daemon; an unknown
+ * daemon; `notifications/progress` while it runs when the request has a progress token, issue 8), `logging/setLevel` (2025 era), `resources/*` (task logs, through the daemon; an unknown
  * or foreign URI is the SEP-2164 `-32602` error carrying the URI) and `prompts/*` (none).
  */
 export interface ServerDeps {
@@ -65,6 +65,9 @@ export function buildServer(deps: ServerDeps, era: Era, principalOf: PrincipalRe
     const principal = principalOf(ctx);
     const httpReq = ctx.http?.req;
     const signal = httpReq?.signal ? AbortSignal.any([ctx.mcpReq.signal, httpReq.signal]) : ctx.mcpReq.signal;
+    const token = ctx.mcpReq._meta?.progressToken;
+    const progress: ProgressSink | undefined =
+      token === undefined ? undefined : (u) => ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, ...u } });
     try {
       const result = await deps.forwarder.call(req.params.name, req.params.arguments, {
         principal,
@@ -73,6 +76,7 @@ export function buildServer(deps: ServerDeps, era: Era, principalOf: PrincipalRe
         mcpSessionId: ctx.sessionId,
         conversationHeader: httpReq?.headers.get(HttpConstants.CONVERSATION_HEADER) ?? undefined,
         signal,
+        progress,
       });
       return server.projectCallToolResult(result as CallToolResult, deps.catalog.get(req.params.name)?.listing.outputSchema);
     } catch (err) {

@@ -5,6 +5,7 @@ import { checkToolOutput, parseToolArguments, type Envelope, type ResultAction }
 import type { RetryPolicy } from '../daemon-client.js';
 import type { Principal } from './principals.js';
 import type { CatalogEntry, ToolCatalog } from './tool-catalog.js';
+import { ForwardConstants } from './constants.js';
 import type { UsageLog } from './usage-log.js';
 
 /**
@@ -46,7 +47,15 @@ export interface CallOrigin {
   conversationHeader?: string | undefined;
   /** Aborted when the client cancels, disconnects or the request times out. */
   signal: AbortSignal;
+  /**
+   * Sends one `notifications/progress` for this request; present only when the request carries a
+   * progress token (`_meta.progressToken`, MCP basic/utilities/progress).
+   */
+  progress?: ProgressSink | undefined;
 }
+
+/** One progress update of a running call: `progress` increases with every update (MCP progress). */
+export type ProgressSink = (update: { progress: number; total?: number; message: string }) => Promise<void>;
 
 /** A `tools/call` result as it goes to the client. */
 export interface ToolResult {
@@ -96,6 +105,39 @@ export interface ForwarderOptions {
 export function withRetryKey(tool: string, args: Record<string, unknown>): Record<string, unknown> {
   if (tool !== 'execute' || (args.action ?? 'run') !== 'run' || typeof args.idempotency_key === 'string') return args;
   return { ...args, idempotency_key: `adapter-${randomUUID()}` };
+}
+
+/**
+ * Sends `notifications/progress` every {@link ForwardConstants.PROGRESS_INTERVAL_MS} while a call
+ * runs (issue 8): progress is the seconds waited so far; `total` is the wait asked for when the
+ * call names one (`yield_time_ms`). Clients that reset their request timeout on progress (SDK v1
+ * `resetTimeoutOnProgress`) then wait as long as the call does. Returns the function that stops it.
+ */
+function startProgress(send: ProgressSink, tool: string, args: Record<string, unknown>): () => void {
+  const started = Date.now();
+  const total = typeof args.yield_time_ms === 'number' && args.yield_time_ms > 0 ? Math.ceil(args.yield_time_ms / 1000) : undefined;
+  const timer = setInterval(() => {
+    const s = Math.round((Date.now() - started) / 1000);
+    const update = { progress: s, ...(total !== undefined ? { total } : {}), message: `${tool} still working: ${s} s${total !== undefined ? ` of at most ${total} s` : ''}` };
+    send(update).catch(() => undefined);
+  }, ForwardConstants.PROGRESS_INTERVAL_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/** One conversation id per stdio connection: a stdio adapter process serves exactly one client. */
+const STDIO_CONVERSATION_ID = `stdio-${randomUUID()}`;
+
+/**
+ * The conversation a call belongs to (`CallContext.conversation_id`, issue 8): the
+ * `X-Holdfast-Conversation-Id` header, else the 2025-era transport session (`Mcp-Session-Id`),
+ * else the stdio connection; undefined when the client names none.
+ */
+export function conversationOf(origin: Pick<CallOrigin, 'era' | 'mcpSessionId' | 'conversationHeader'>): string | undefined {
+  const header = origin.conversationHeader?.trim();
+  if (header) return header.slice(0, 200);
+  if (origin.mcpSessionId !== undefined) return origin.mcpSessionId;
+  return origin.era === 'stdio' ? STDIO_CONVERSATION_ID : undefined;
 }
 
 /** Validates, forwards and accounts tool calls. */
@@ -154,8 +196,13 @@ export class ToolForwarder {
     if (origin.requestId !== null) context.request_id = origin.requestId;
     if (origin.mcpSessionId !== undefined) context.mcp_session_id = origin.mcpSessionId;
     if (origin.conversationHeader !== undefined) context.conversation_header = origin.conversationHeader;
+    const conversation = conversationOf(origin);
+    if (conversation !== undefined) context.conversation_id = conversation;
+    // Without progress notifications a client's 60 s timeout cannot be reset: cap every wait.
+    if (origin.progress === undefined) context.wait_cap_ms = ForwardConstants.NO_PROGRESS_WAIT_CAP_MS;
     const args = withRetryKey(name, parsed.value);
     const retry = entry.retryFor(args);
+    const stopProgress = origin.progress ? startProgress(origin.progress, name, args) : () => undefined;
     try {
       const r = await this.backend.callTool(name, args, context, { retry, deadlineMs: this.opts.deadlineMs, signal: origin.signal });
       const problem = checkToolOutput(entry.def, r.structuredContent);
@@ -165,6 +212,8 @@ export class ToolForwarder {
           : failedResult('INTERNAL', `holdfastd returned a ${name} result that does not match its output schema (${problem}); this is a bug, please report it`, false);
     } catch (err) {
       result = this.errorResult(name, rawArgs, retry, err, origin.signal);
+    } finally {
+      stopProgress();
     }
     this.account(name, origin, started, result, null);
     return result;

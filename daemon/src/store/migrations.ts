@@ -137,4 +137,30 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
     `,
   },
   TASKS_MIGRATION,
+  {
+    // Issue 8: what was read is tracked per conversation of a session (file_reads.reader), and a
+    // task remembers how much of its output the last result showed (attach continues from there).
+    version: 4,
+    name: 'reads per conversation; output offsets shown per task',
+    sql: `
+      CREATE TABLE file_reads_by_reader (
+        session_id     TEXT NOT NULL,
+        reader         TEXT NOT NULL DEFAULT '',
+        path           TEXT NOT NULL,
+        sha256         TEXT NOT NULL,
+        read_at        INTEGER NOT NULL,
+        windows        TEXT NOT NULL DEFAULT '[]',
+        failed_matches INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (session_id, reader, path)
+      ) WITHOUT ROWID;
+      INSERT INTO file_reads_by_reader (session_id, reader, path, sha256, read_at, windows, failed_matches)
+        SELECT session_id, '', path, sha256, read_at, windows, failed_matches FROM file_reads;
+      DROP TABLE file_reads;
+      ALTER TABLE file_reads_by_reader RENAME TO file_reads;
+
+      ALTER TABLE tasks ADD COLUMN pty_shown INTEGER;
+      ALTER TABLE tasks ADD COLUMN stdout_shown INTEGER;
+      ALTER TABLE tasks ADD COLUMN stderr_shown INTEGER;
+    `,
+  },
 ];

@@ -32,7 +32,7 @@ export const GEvents = {
 } as const;
 
 /** Feature strings a guardian announces in its `welcome`. */
-export const GUARDIAN_FEATURES = ['read.wait', 'exec.awaiting_input', 'spawn.argv', 'snapshot.text'] as const;
+export const GUARDIAN_FEATURES = ['read.wait', 'exec.awaiting_input', 'spawn.argv', 'snapshot.text', 'snapshot.region'] as const;
 
 /** Output sources: the PTY, or one stream of a task (`task:<task_id>:stdout|stderr`). */
 export type OutputSource = 'pty' | `task:${string}:stdout` | `task:${string}:stderr`;
@@ -236,6 +236,23 @@ export interface ReadResult {
   exit_code: number | null;
 }
 
+/**
+ * `g.snapshot` params. `from` (feature `snapshot.region`, issue 8): show only what the output from
+ * this PTY offset on draws — a command's own region of the screen (a full-screen program's whole
+ * alternate screen), not earlier commands' output or the line that started it.
+ */
+export interface SnapshotParams {
+  from?: number;
+}
+
+/** True when `p` is valid `g.snapshot` params. */
+export function isSnapshotParams(p: unknown): p is SnapshotParams {
+  if (p === undefined || p === null) return true;
+  if (typeof p !== 'object') return false;
+  const from = (p as { from?: unknown }).from;
+  return from === undefined || (typeof from === 'number' && Number.isInteger(from) && from >= 0);
+}
+
 /** `g.snapshot`: the current screen from the headless terminal model. */
 export interface SnapshotResult {
   cols: number;
@@ -247,6 +264,8 @@ export interface SnapshotResult {
   cursor: { x: number; y: number };
   /** PTY offset the screen reflects. */
   offset: number;
+  /** `lines` are the region drawn from this offset on (`SnapshotParams.from`); absent: the whole screen. */
+  region?: { from: number };
 }
 
 /** `g.spawn`: start a background task in its own process group. */

@@ -10,7 +10,7 @@ export const sessionTool = {
   name: 'session',
   title: 'Open, resume or close a session',
   description:
-    'Open a durable session on a workspace (returns the live one for this workspace, or creates it) or resume one by remote_session_id after a reconnect. ' +
+    'Open a durable session on a workspace (the live one for this workspace, or a new one; the result says the shell\'s cwd) or resume one by remote_session_id after a reconnect. ' +
     'Pass remote_session_id verbatim to every other tool. action=close ends it (its shell and processes stop); action=reset_shell starts a fresh shell.',
   input: z.object({
     action: z.enum(['open', 'close', 'reset_shell']).default('open').describe('open (default) | close | reset_shell'),
