@@ -17,7 +17,7 @@ export const SCREEN_MAX_BYTES = 4096;
 export async function commandScreen(link: GuardianLink, rec: CommandRecord): Promise<string> {
   const region = link.features.includes('snapshot.region');
   const snap = await link.snapshot(region ? { from: rec.outputStart } : {});
-  const lines = snap.lines.map((l) => l.trimEnd());
-  while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+  const lines = [...snap.lines];
+  while (lines.length > 0 && lines[lines.length - 1]!.trim() === '') lines.pop();
   return capHead(lines.slice(-SCREEN_MAX_LINES).join('\n'), SCREEN_MAX_BYTES).text;
 }
