@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '@holdfast/shared/config';
-import { isAlive, pollUntil, processesWithEnv, REPO_ROOT, TestHome } from './_harness/home.js';
+import { isAlive, pollUntil, processesWithEnv, REPO_ROOT, runCommand, TestHome } from './_harness/home.js';
 
 /**
  * Issue 8 items 2, 3 and 10 (CLI side): the `holdfast` and `holdfastd` commands as a Node user
@@ -15,29 +15,7 @@ import { isAlive, pollUntil, processesWithEnv, REPO_ROOT, TestHome } from './_ha
  * made beforehand with mode 0755 is made private, with a warning.
  */
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function exec(cmd: string, args: string[], opts: { cwd?: string; env: Record<string, string>; timeoutMs?: number }): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`${cmd} ${args.join(' ')} timed out; stdout=${stdout} stderr=${stderr}`));
-    }, opts.timeoutMs ?? 60_000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? 1, stdout, stderr });
-    });
-  });
-}
+const exec = runCommand;
 
 /** Starts a long-running command and resolves once its stdout matches `ready`. */
 function startUntil(cmd: string, args: string[], opts: { cwd: string; env: Record<string, string> }, ready: RegExp): Promise<{ child: ChildProcess; match: RegExpExecArray; stderr: () => string }> {

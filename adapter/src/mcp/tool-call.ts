@@ -116,8 +116,11 @@ export function withRetryKey(tool: string, args: Record<string, unknown>): Recor
 function startProgress(send: ProgressSink, tool: string, args: Record<string, unknown>): () => void {
   const started = Date.now();
   const total = typeof args.yield_time_ms === 'number' && args.yield_time_ms > 0 ? Math.ceil(args.yield_time_ms / 1000) : undefined;
+  let last = 0;
   const timer = setInterval(() => {
-    const s = Math.round((Date.now() - started) / 1000);
+    // Seconds waited, strictly increasing (MCP: progress MUST increase with each notification).
+    const s = Math.max(last + 1, Math.round((Date.now() - started) / 1000));
+    last = s;
     const update = { progress: s, ...(total !== undefined ? { total } : {}), message: `${tool} still working: ${s} s${total !== undefined ? ` of at most ${total} s` : ''}` };
     send(update).catch(() => undefined);
   }, ForwardConstants.PROGRESS_INTERVAL_MS);
