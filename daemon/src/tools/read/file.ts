@@ -62,8 +62,8 @@ function formatSummary(f: FileFacts): string {
  * negative = from the end, continuing a long line at `line_byte_offset`, `start_line`/`end_line`
  * or `path:10-40` — one range form per read, else BAD_REQUEST) or `mode="full"` (≤ FileLimits.READ_FULL_MAX_BYTES). Text comes back
  * LF-normalised with its exact format; images as image content; other binary data as base64. A
- * window already returned at the same sha in this session comes back as a compact "unchanged"
- * reference unless `force`.
+ * window already returned at the same sha to this conversation comes back as a compact "unchanged"
+ * reference unless `force` (never to a caller that names no conversation: issue 8).
  * @throws HoldfastError PATH_OUTSIDE_WORKSPACE, POLICY_DENIED, PATH_NOT_FOUND, UNSUPPORTED_FILE_TYPE, FILE_TOO_LARGE, BAD_REQUEST.
  */
 export async function readFile(ws: FileWorkspace, raw: ReadItem, opts: ReadFileOptions): Promise<FileReadResult> {
@@ -95,7 +95,9 @@ export async function readFile(ws: FileWorkspace, raw: ReadItem, opts: ReadFileO
     if (facts.sha256 !== null) {
       const key = `${mode}|${pos.offset}|${pos.lineByteOffset}|${pos.limit}|${opts.budgetBytes}`;
       const seen = ws.files.reads.recordRead(ws.reader, p.realRel, facts.sha256, key);
-      if (seen && item.force !== true) {
+      // "Unchanged since you read it" only to a caller known to be the one who read it: clients
+      // that name no conversation (reader '') may be several conversations (issue 8).
+      if (seen && item.force !== true && ws.reader.reader !== '') {
         return {
           path: p.rel,
           data: { ...base, unchanged: true, mode },
