@@ -27,10 +27,10 @@ describe('tasks outlive the daemon; nothing outlives its session (issue 5)', () 
     const c2 = h.client();
     call = toolCaller(c2);
 
-    const fgDone = await run({ action: 'attach', execution_task_id: fg.env.data.execution_task_id, yield_time_ms: 20_000 });
+    const fgDone = await run({ action: 'attach', execution_task_id: fg.env.data.execution_task_id, yield_time_ms: 20_000, offset: 0 });
     assert.equal(fgDone.env.data.output, 'FG-AFTER', fgDone.text);
     assert.equal(fgDone.env.data.exit_code, 0);
-    const bgDone = await run({ action: 'attach', execution_task_id: bg.env.data.execution_task_id, yield_time_ms: 20_000 });
+    const bgDone = await run({ action: 'attach', execution_task_id: bg.env.data.execution_task_id, yield_time_ms: 20_000, offset: 0 });
     assert.equal(bgDone.env.data.stdout, 'BG-AFTER', bgDone.text);
     assert.equal(bgDone.env.data.exit_code, 5);
     // Its output from the start (offset 0): the run's own result showed it already (issue 8).

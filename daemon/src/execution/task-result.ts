@@ -39,11 +39,6 @@ function clamp(v: number | undefined, lo: number, hi: number): number {
   return Math.min(Math.max(v ?? lo, lo), Math.max(lo, hi));
 }
 
-/** The note put before output that starts after bytes an earlier result showed. */
-function earlierNote(skipped: number): string {
-  return `[${skipped} bytes of earlier output were in an earlier result; offset=0 shows everything]\n`;
-}
-
 /**
  * Builds the `execute` result for a task (issue 5, DESIGN §6.3): rendered output capped at 64 KiB
  * with the head dropped behind a marker naming the log's resource URI; `output` for PTY commands,
@@ -97,7 +92,7 @@ export async function describeTask(f: TaskFacts): Promise<DescribedTask> {
     skipped = from - start;
     const out = await renderTail(f.source, 'pty', from, end);
     truncated = out.truncated;
-    const output = (truncated ? headDroppedMarker(Buffer.byteLength(out.text), end - from, uri) : skipped > 0 ? earlierNote(skipped) : '') + out.text;
+    const output = (truncated ? headDroppedMarker(Buffer.byteLength(out.text), end - from, uri) : '') + out.text;
     data = { ...base, output, truncated, log_truncated: out.logTruncated, output_offset: from, next_offset: end };
     shown = out.text;
     shownTo = { pty: end };
@@ -115,7 +110,7 @@ export async function describeTask(f: TaskFacts): Promise<DescribedTask> {
     ]);
     const [stdout, stderr] = shareBudget(so, se);
     truncated = stdout.truncated || stderr.truncated;
-    const marker = truncated ? headDroppedMarker(Buffer.byteLength(stdout.text) + Buffer.byteLength(stderr.text), outEnd - outFrom + errEnd - errFrom, uri) : skipped > 0 ? earlierNote(skipped) : '';
+    const marker = truncated ? headDroppedMarker(Buffer.byteLength(stdout.text) + Buffer.byteLength(stderr.text), outEnd - outFrom + errEnd - errFrom, uri) : '';
     data = {
       ...base,
       stdout: marker + stdout.text,
@@ -174,7 +169,7 @@ export async function describeTask(f: TaskFacts): Promise<DescribedTask> {
       ? `[interrupted: ${row.error ?? 'its session ended'}]`
       : `[exit code ${row.exit_code ?? 'unknown'}${row.signal ? `, signal ${row.signal}` : ''}]`;
   const diag = Array.isArray(data.diagnostics) && data.diagnostics.length > 0 ? `\n[${data.diagnostics.length} diagnostics in structuredContent.data.diagnostics]` : '';
-  const earlier = skipped > 0 ? (tail.text === '' ? '[no output after what an earlier result showed]\n' : '[output after what an earlier result showed]\n') : '';
+  const earlier = skipped > 0 ? (tail.text === '' ? `[no output after what an earlier result showed; offset=0 shows all ${skipped} bytes before]\n` : `[output after what an earlier result showed; offset=0 shows the ${skipped} bytes before too]\n`) : '';
   const text = `${earlier}${tailNote}${tail.text}${tail.text === '' || tail.text.endsWith('\n') ? '' : '\n'}${ending}${diag}`;
   const type = row.kind === 'foreground' ? 'execute.finished' : 'execute.task_finished';
   return { shown: shownTo, outcome: outcome(type, row.state === 'interrupted' ? 'interrupted' : 'succeeded', data, text, { context, actions: continuation }) };
