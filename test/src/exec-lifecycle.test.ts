@@ -75,7 +75,7 @@ describe('tasks outlive the daemon; nothing outlives its session (issue 5)', () 
     await pollUntil('both sleeps to be gone', () => sleeps(1000).length === 0 && sleeps(1001).length === 0, 10_000);
 
     const st = await pollUntil('the task to be final', async () => {
-      const r = await run({ action: 'status', execution_task_id: bg.env.data.execution_task_id });
+      const r = await run({ action: 'status', execution_task_id: bg.env.data.execution_task_id, offset: 0 });
       return r.env.data.state !== 'running' ? r : null;
     });
     assert.ok(['exited', 'interrupted'].includes(st.env.data.state), st.text);

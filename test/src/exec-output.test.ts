@@ -69,7 +69,7 @@ describe('execute output: caps, offsets, argv, piped tasks (issue 5)', () => {
     const id = r.env.data.execution_task_id as string;
     assert.ok(['accepted', 'succeeded'].includes(r.env.status));
     const st = await pollUntil('the task to exit', async () => {
-      const s = await run({ action: 'status', execution_task_id: id });
+      const s = await run({ action: 'status', execution_task_id: id, offset: 0 });
       return s.env.data.state === 'exited' ? s : null;
     });
     assert.equal(st.env.data.stdout, 'done');
