@@ -1,9 +1,12 @@
 #!/usr/bin/env node
 import { allRows } from './stats.js';
+import { codemapSuite } from './suites/codemap.js';
 import { execSuite } from './suites/exec.js';
 import { filesSuite } from './suites/files.js';
 import { mcpSuite } from './suites/mcp.js';
+import { oauthSuite } from './suites/oauth.js';
 import { runtimeSuite } from './suites/runtime.js';
+import { sandboxSuite } from './suites/sandbox.js';
 
 /**
  * `npm run bench [-- suite…]`: runs the benchmark suites and prints medians and ratios against
@@ -15,6 +18,9 @@ const SUITES: Record<string, () => Promise<void>> = {
   mcp: mcpSuite,
   exec: execSuite,
   files: filesSuite,
+  oauth: oauthSuite,
+  sandbox: sandboxSuite,
+  codemap: codemapSuite,
 };
 
 async function main(): Promise<void> {

@@ -14,6 +14,7 @@ import { createExecutionEngine, type ExecutionEngine } from './execution/wiring.
 import { FileServices } from './files/file-services.js';
 import { acquireDaemonLock, clearStaleSocket } from './lock.js';
 import type { Logger } from './log.js';
+import { OAuthService } from './oauth/service.js';
 import { listTaskLogs, readTaskLog, resourceTemplates } from './resources/task-logs.js';
 import { createRouter, type ControlHandlers } from './router.js';
 import { SessionManager } from './sessions/manager.js';
@@ -22,6 +23,7 @@ import { Reaper } from './sessions/reaper.js';
 import { recoverSessions } from './sessions/recovery.js';
 import { checkpoint, openDatabase, type Db } from './store/db.js';
 import { EventsRepo } from './store/events-repo.js';
+import { SessionRolesRepo } from './store/session-roles-repo.js';
 import { SessionsRepo } from './store/sessions-repo.js';
 import type { ToolServices } from './tools/context.js';
 import { callTool } from './tools/registry.js';
@@ -47,6 +49,7 @@ export class Daemon {
   private manager!: SessionManager;
   private execution!: ExecutionEngine;
   private files!: FileServices;
+  private oauth!: OAuthService;
   private reaper!: Reaper;
   private server!: ControlServer;
   private releaseLock: (() => Promise<void>) | null = null;
@@ -78,9 +81,11 @@ export class Daemon {
     this.db = openDatabase(l.db);
     this.sessionsRepo = new SessionsRepo(this.db);
     this.eventsRepo = new EventsRepo(this.db);
-    this.manager = new SessionManager(l, this.configStore, this.sessionsRepo, this.eventsRepo, this.log);
+    this.manager = new SessionManager(l, this.configStore, this.sessionsRepo, this.eventsRepo, this.log, new SessionRolesRepo(this.db));
     this.execution = createExecutionEngine(this.db, l, this.configStore, this.manager, this.sessionsRepo, this.log);
     this.files = new FileServices(this.db, l, { audit: this.execution.services.audit, projects: this.execution.services.projects });
+    // OAuth state lives here; adapters cache keys and approvals and hear about changes (issue 14).
+    this.oauth = new OAuthService(this.db, l, this.configStore, this.log, this.execution.services.audit, (change) => this.server?.broadcast(ControlEvents.oauthChanged, change));
     const sweptTemps = this.files.recover();
     if (sweptTemps.length > 0) this.log.info('removed temp files of interrupted writes', { files: sweptTemps });
     const report = await recoverSessions(l, this.manager, this.sessionsRepo, this.eventsRepo, this.log);
@@ -126,7 +131,7 @@ export class Daemon {
         guardian_protos: [...ProtocolVersions.GUARDIAN_SUPPORTED],
         sessions: { live: this.sessionsRepo.listLive().length, total: this.sessionsRepo.listAll().length, max_live: this.configStore.config.sessions.max_live },
       }),
-      'daemon.doctor': async () => ({ checks: await runDoctor(this.layout, this.db, this.sessionsRepo) }),
+      'daemon.doctor': async () => ({ checks: await runDoctor(this.layout, this.db, this.sessionsRepo, this.manager.sandbox) }),
       'daemon.restart': () => this.restart(),
       'daemon.stop': (p) => {
         setImmediate(() => void this.stop(p.kill_sessions, 0));
@@ -141,12 +146,12 @@ export class Daemon {
       'session.open': (p) => m.open(p),
       'session.list': async (p) => ({ sessions: await m.list(p.all) }),
       'session.get': async (p) => {
-        m.requireOwned(p.id, null);
+        m.requireExisting(p.id);
         return { session: await m.view(p.id) };
       },
       'session.kill': async (p) => {
         // Only live sessions are killed (and reported); an ended one is left as it ended.
-        const rows = p.all ? this.sessionsRepo.listLive() : [m.requireOwned(p.id!, null)];
+        const rows = p.all ? this.sessionsRepo.listLive() : [m.requireExisting(p.id!)];
         const ids = rows.filter((r) => r.state === 'running' || r.state === 'starting').map((r) => r.id);
         await Promise.all(ids.map((id) => m.end(id, 'killed')));
         return { killed: ids };
@@ -159,21 +164,21 @@ export class Daemon {
         return { pruned, kept_busy: facts.filter((f) => f.busy).map((f) => f.id) };
       },
       'session.read': async (p) => {
-        m.requireOwned(p.id, null);
+        m.requireExisting(p.id);
         const link = await m.ensureLink(p.id);
         return link.read({ src: 'pty', from: p.from, max: p.max, waitMs: p.wait_ms });
       },
       'session.snapshot': async (p) => {
-        m.requireOwned(p.id, null);
+        m.requireExisting(p.id);
         return (await m.ensureLink(p.id)).snapshot();
       },
       'session.input': async (p) => {
-        m.requireOwned(p.id, null);
+        m.requireExisting(p.id);
         await (await m.ensureLink(p.id)).input({ ...(p.text !== undefined ? { text: p.text } : {}), ...(p.keys !== undefined ? { keys: p.keys } : {}) });
         return { ok: true };
       },
       'session.exec': async (p) => {
-        m.requireOwned(p.id, null);
+        m.requireExisting(p.id);
         const r = await (await m.ensureLink(p.id)).exec({ id: newId('executionTask'), command: p.command, waitMs: p.wait_ms });
         return r.ok ? { ok: true, cmd: r.cmd } : { ok: false, reason: r.reason, cmd: r.running };
       },
@@ -181,6 +186,7 @@ export class Daemon {
       'resource.templates': () => resourceTemplates(),
       'resource.list': (p) => listTaskLogs(p, services),
       'resource.read': (p) => readTaskLog(p, services),
+      ...this.oauth.handlers(),
     };
   }
 

@@ -110,6 +110,15 @@ security:
     # Allowed without asking even when default is confirm or deny; matched strictly (the leading
     # arguments exactly as written), e.g. "npm test", "make build".
     allow: []
+  # Confine every session shell and what it starts (docs/sandbox.md): off | auto | bwrap | landlock.
+  # Any mode but off is a requirement: a session that cannot be confined is refused. The same keys
+  # may be set per principal (exact name or a pattern such as "oauth:*").
+  # sandbox:
+  #   mode: auto
+  #   network: off          # no network at all (bwrap) / no TCP (landlock)
+  #   writable: [~/.npm, ~/.cache, ~/.cargo/registry, ~/go/pkg]
+  #   principals:
+  #     "oauth:*": { mode: auto, network: off }
 
 retention:
   # Days finished execution tasks (rows and their logs) are kept; 0 keeps them forever.

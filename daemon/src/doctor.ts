@@ -5,6 +5,7 @@ import { buildString } from '@holdfast/shared/build';
 import type { DoctorCheck } from '@holdfast/shared/control';
 import { longestSocketPathBytes, SUN_PATH_MAX_BYTES, type HomeLayout } from '@holdfast/shared/paths';
 import { isGuardianManifest, isProcessAlive, readJson, type GuardianManifest } from '@holdfast/shared/protocol';
+import type { SandboxPlanner } from './sandbox/planner.js';
 import type { Db } from './store/db.js';
 import type { SessionsRepo } from './store/sessions-repo.js';
 import { guardianBundlePath } from './sessions/launcher.js';
@@ -21,9 +22,10 @@ function mode(path: string): string | null {
  * `holdfast doctor` (DESIGN §7), run inside the daemon. Redacted: paths, modes, counts and
  * versions only — never tokens or file contents. Checks: versions, paths and socket path length,
  * permissions, DB integrity, DB rows against live guardians, orphan manifests, node-pty loading,
- * systemd KillMode.
+ * systemd KillMode, and the sandbox (issue 17): the configured mode, whether bwrap and the
+ * Landlock helper work here, and what `auto` would pick.
  */
-export async function runDoctor(layout: HomeLayout, db: Db, sessions: SessionsRepo): Promise<DoctorCheck[]> {
+export async function runDoctor(layout: HomeLayout, db: Db, sessions: SessionsRepo, sandbox?: SandboxPlanner): Promise<DoctorCheck[]> {
   const checks: DoctorCheck[] = [];
   const add = (name: string, ok: boolean, detail: string, data?: Record<string, unknown>): void => {
     checks.push(data ? { name, ok, detail, data } : { name, ok, detail });
@@ -99,6 +101,18 @@ export async function runDoctor(layout: HomeLayout, db: Db, sessions: SessionsRe
     add('node-pty', out === 'function', `node-pty loads for the guardian (${bundle})`);
   } catch (err) {
     add('node-pty', false, `node-pty does not load: ${(err as Error).message.split('\n')[0]}`);
+  }
+
+  if (sandbox) {
+    const r = await sandbox.report();
+    const usable = r.mode === 'off' || (r.mode === 'auto' ? r.auto !== 'none' : r[r.mode].ok);
+    const effective = r.mode === 'auto' ? (r.auto === 'none' ? 'none (sessions that require it are refused)' : r.auto) : r.mode;
+    add(
+      'sandbox',
+      usable,
+      `mode ${r.mode} (effective: ${effective}), network ${r.network}; bwrap: ${r.bwrap.detail}; landlock: ${r.landlock.detail}${r.principals.length ? `; per-principal keys: ${r.principals.join(', ')}` : ''}`,
+      { mode: r.mode, effective: r.mode === 'auto' ? r.auto : r.mode, network: r.network, bwrap: r.bwrap, landlock: r.landlock, auto: r.auto, principals: r.principals },
+    );
   }
 
   try {

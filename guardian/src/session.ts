@@ -28,6 +28,7 @@ import { procLink } from '@holdfast/shared/protocol';
 import { findShell, PtyHost, type ShellExit } from './pty-host.js';
 import { routeRequest } from './request-router.js';
 import { ScreenModel } from './screen-model.js';
+import { sandboxEnv, sandboxLaunch } from './sandbox-launch.js';
 import { writeIntegrationFiles } from './shell-integration.js';
 import { TaskRunner } from './task-runner.js';
 
@@ -70,13 +71,15 @@ export class Session {
     this.ptyLog = new SegmentLog(join(spec.sessionDir, 'pty'), OutputLimits.PTY_LOG_SEGMENT_BYTES, OutputLimits.PTY_LOG_SEGMENTS);
     const baseEnv: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined) baseEnv[k] = v;
-    Object.assign(baseEnv, spec.env, { PAGER: 'cat', GIT_PAGER: 'cat' });
+    Object.assign(baseEnv, spec.env, { PAGER: 'cat', GIT_PAGER: 'cat' }, sandboxEnv(spec.sandbox));
+    const sandbox = spec.sandbox;
+    const wrap = sandbox ? (file: string, args: string[], cwd: string) => sandboxLaunch(sandbox, cwd, file, args) : undefined;
     const shellEnv = { ...baseEnv, TERM: 'xterm-256color' };
     const shellPath = spec.shell ?? findShell(baseEnv.PATH, baseEnv.SHELL);
 
     const cols = spec.cols > 0 ? Math.min(spec.cols, 1000) : SessionDefaults.PTY_COLS;
     const rows = spec.rows > 0 ? Math.min(spec.rows, 1000) : SessionDefaults.PTY_ROWS;
-    this.host = new PtyHost({ cwd: spec.cwd, cols, rows, env: shellEnv, shellPath, nonce: this.nonce, files, log: this.ptyLog, clock: this.clock });
+    this.host = new PtyHost({ cwd: spec.cwd, cols, rows, env: shellEnv, shellPath, nonce: this.nonce, files, log: this.ptyLog, clock: this.clock, ...(wrap ? { wrap } : {}) });
     this.screen = new ScreenModel(this.ptyLog, cols, rows);
     this.commands = new CommandRunner({
       host: this.host,
@@ -96,6 +99,7 @@ export class Session {
         this.reader.notify(`task:${id}:stdout`);
         this.reader.notify(`task:${id}:stderr`);
       },
+      ...(wrap ? { wrap } : {}),
     });
     this.reader = new OutputReader({ sessionDir: spec.sessionDir, source: (src) => this.source(src) });
     this.server = new GuardianServer({
@@ -160,6 +164,7 @@ export class Session {
       foreground: this.commands.foreground,
       tasks: this.tasks.list(),
       daemonConnections: this.server.daemonConnections,
+      ...(this.spec.sandbox ? { sandbox: { mode: this.spec.sandbox.mode, network: this.spec.sandbox.network } } : {}),
     };
   }
 

@@ -137,3 +137,25 @@ export const FileLimits = {
   /** List files: paths collected at most in one walk. */
   LIST_COLLECT_MAX: 200_000,
 } as const;
+
+/** Code map (issue 17, docs/code-map.md): `read(view="outline")` and `read(view="references")`. */
+export const CodeMapLimits = {
+  /** Larger files are skipped (generated bundles, data), bytes. */
+  MAX_FILE_BYTES: 2 * 1024 * 1024,
+  /** Files looked at in one workspace walk at most (the rest is reported as not scanned). */
+  SCAN_FILES_MAX: 20_000,
+  /** Definitions in the outline of one file at most. */
+  OUTLINE_SYMBOLS_MAX: 250,
+  /** Files per page of the workspace map, and symbols shown per file. */
+  MAP_FILES_PER_PAGE: 20,
+  MAP_SYMBOLS_PER_FILE: 64,
+  /** Uses per page of `references`; definitions listed at most. */
+  REFERENCES_USES_PER_PAGE: 200,
+  REFERENCES_DEFINITIONS_MAX: 50,
+  /** One result's text block plus structured data, bytes. */
+  OUTPUT_MAX_BYTES: 44 * 1024,
+  /** Longest signature or line text returned, characters. */
+  LINE_MAX_CHARS: 160,
+  /** Files whose parsed tags the worker keeps (keyed by path, size and mtime). */
+  PARSE_CACHE_FILES: 5000,
+} as const;

@@ -45,6 +45,11 @@ export const ERROR_CODES = [
   'CONFIRMATION_EXPIRED',
   'MANIFEST_CHANGED',
   'TRASH_FAILED',
+  // Session roles (issue 14): the caller can see the session but its role does not allow this.
+  'ROLE_REQUIRED',
+  // Code map and sandbox (issue 17).
+  'CURSOR_STALE',
+  'SANDBOX_UNAVAILABLE',
   'INTERNAL',
 ] as const;
 

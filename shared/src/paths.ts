@@ -34,6 +34,8 @@ export interface HomeLayout {
   daemonLog: string;
   auditLog: string;
   usageLog: string;
+  /** OAuth signing keys, cookie keys and the owner password hash (issue 14), 0700; files 0600. */
+  oauthDir: string;
 }
 
 /** `HOLDFAST_HOME` from the environment, or `~/.holdfast`. */
@@ -99,6 +101,7 @@ export function homeLayout(home: string = resolveHome(), env: NodeJS.ProcessEnv 
     daemonLog: join(logsDir, 'daemon.log'),
     auditLog: join(logsDir, 'audit.jsonl'),
     usageLog: join(logsDir, 'usage.jsonl'),
+    oauthDir: join(home, 'oauth'),
   };
 }
 

@@ -1,6 +1,8 @@
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
+import { ControlEvents } from '@holdfast/shared/control';
 import type { HomeLayout } from '@holdfast/shared/paths';
 import { DaemonClient } from '../daemon-client.js';
+import type { OAuthFront } from '../oauth/front.js';
 import { ForwardConstants } from './constants.js';
 import { startHttpServer, type RunningHttpServer } from './http.js';
 import { daemonResources } from './resources.js';
@@ -42,7 +44,12 @@ export async function startServe(
   log: (line: string) => void,
   backendOverride?: ToolBackend,
 ): Promise<RunningServe> {
-  const client = backendOverride ? null : new DaemonClient({ role: 'adapter', home: layout.home, autoStart: true });
+  // Daemon events reach the OAuth front (key rotations, revocations; issue 14).
+  let oauthFront: OAuthFront | null = null;
+  const onEvent = (ev: string, data: unknown): void => {
+    if (ev === ControlEvents.oauthChanged && oauthFront) void oauthFront.onChange((data ?? {}) as { keys?: boolean }).catch((err: unknown) => log(`oauth: ${(err as Error).message}`));
+  };
+  const client = backendOverride ? null : new DaemonClient({ role: 'adapter', home: layout.home, autoStart: true, onEvent });
   const backend = backendOverride ?? daemonBackend(client!);
   const catalog = new ToolCatalog();
   const usage = new UsageLog(layout.usageLog);
@@ -58,7 +65,7 @@ export async function startServe(
   let ended: Promise<void> = new Promise<void>(() => undefined);
   try {
     if (resolved.mode === 'http') {
-      http = await startHttpServer(resolved.http!, deps, log);
+      http = await startHttpServer(resolved.http!, deps, log, client ? { backend: client, onFront: (f) => (oauthFront = f) } : undefined);
     } else {
       stdio = startStdio(deps, resolved.stdioPrincipal, log);
       ended = stdio.ended;

@@ -203,6 +203,7 @@ export class ToolForwarder {
     if (conversation !== undefined) context.conversation_id = conversation;
     // Without progress notifications a client's 60 s timeout cannot be reset: cap every wait.
     if (origin.progress === undefined) context.wait_cap_ms = ForwardConstants.NO_PROGRESS_WAIT_CAP_MS;
+    if (origin.principal.sandbox !== undefined) context.sandbox = origin.principal.sandbox;
     const args = withRetryKey(name, parsed.value);
     const retry = entry.retryFor(args);
     const stopProgress = origin.progress ? startProgress(origin.progress, name, args) : () => undefined;

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { buildString } from '@holdfast/shared/build';
 import { HoldfastError } from '@holdfast/shared/errors';
 import { guardianPaths, type HomeLayout } from '@holdfast/shared/paths';
-import { LinkTimeouts, writeJsonAtomic, type GuardianSpec } from '@holdfast/shared/protocol';
+import { LinkTimeouts, writeJsonAtomic, type GuardianSpec, type SandboxSpec } from '@holdfast/shared/protocol';
 import { GuardianLink, type LinkEvents } from './link.js';
 
 /** Absolute path of the guardian bundle (resolved, never imported: DESIGN §1). */
@@ -20,6 +20,8 @@ export interface LaunchRequest {
   orphanTimeoutS: number;
   shell?: string;
   env?: Record<string, string>;
+  /** Confinement of the shell and tasks (issue 17). */
+  sandbox?: SandboxSpec;
 }
 
 export interface Launched {
@@ -53,6 +55,7 @@ export async function launchGuardian(layout: HomeLayout, req: LaunchRequest, eve
     daemonBuild: buildString(),
   };
   if (req.shell) spec.shell = req.shell;
+  if (req.sandbox) spec.sandbox = req.sandbox;
   writeJsonAtomic(paths.spec, spec);
 
   const logFd = openSync(paths.guardianLog, 'a', 0o600);

@@ -99,7 +99,7 @@ export class EventsRepo {
 
   /**
    * Events after `afterSeq`, oldest first, of one session or of one workspace as a principal sees
-   * it (its own sessions' events plus workspace events without a session), optionally only one
+   * it (events of the sessions it owns or holds a role on, plus workspace events without a session), optionally only one
    * tool and/or status (observe view=history, issue 5).
    */
   query(q: EventQuery): EventRow[] {
@@ -107,7 +107,8 @@ export class EventsRepo {
     const where: string[] = ['e.seq > @after'];
     if (q.beforeSeq !== undefined) where.push('e.seq < @before');
     if (q.sessionId !== undefined) where.push('e.session_id = @session');
-    else where.push('((e.session_id IS NULL AND e.workspace = @workspace) OR e.session_id IN (SELECT id FROM sessions WHERE workspace = @workspace AND principal = @principal))');
+    // Sessions the principal owns or holds a role on (issue 14).
+    else where.push('((e.session_id IS NULL AND e.workspace = @workspace) OR e.session_id IN (SELECT id FROM sessions WHERE workspace = @workspace AND (principal = @principal OR id IN (SELECT session_id FROM session_roles WHERE principal = @principal))))');
     if (q.tool !== undefined) where.push('e.tool = @tool');
     if (q.status !== undefined) where.push('e.status = @status');
     const sql = `SELECT e.* FROM events e WHERE ${where.join(' AND ')} ORDER BY e.seq ${q.order === 'desc' ? 'DESC' : 'ASC'} LIMIT @limit`;

@@ -1,3 +1,4 @@
+import { ROLES_OAUTH_MIGRATION } from './roles-oauth-migration.js';
 import { TASKS_MIGRATION } from './tasks-migration.js';
 
 /**
@@ -137,10 +138,19 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
     `,
   },
   TASKS_MIGRATION,
+  ROLES_OAUTH_MIGRATION,
+  {
+    version: 5,
+    name: 'session sandbox (issue 17)',
+    sql: `
+      -- The confinement a session runs under (JSON: mode, network, writable, hidden); NULL = none.
+      ALTER TABLE sessions ADD COLUMN sandbox TEXT;
+    `,
+  },
   {
     // Issue 8: what was read is tracked per conversation of a session (file_reads.reader), and a
     // task remembers how much of its output the last result showed (attach continues from there).
-    version: 4,
+    version: 6,
     name: 'reads per conversation; output offsets shown per task',
     sql: `
       CREATE TABLE file_reads_by_reader (

@@ -25,6 +25,8 @@ export interface SessionRow {
   exit_signal: string | null;
   ended_at: number | null;
   end_reason: string | null;
+  /** The session's sandbox as JSON (`SessionSandbox`, issue 17); null = unconfined. */
+  sandbox: string | null;
 }
 
 /** The states in which a guardian should exist. */

@@ -10,6 +10,7 @@ import { commandScreen } from '../execution/command-screen.js';
 import { describeTask, type OutputOffsets } from '../execution/task-result.js';
 import { evaluateCommand, evaluateStdin, type PolicyVerdict } from '../policy/commands.js';
 import { effectiveCommandRules } from '../policy/effective-rules.js';
+import { requireSessionAccess, roleAtLeast, type SessionRole } from '../sessions/access.js';
 import type { GuardianLink } from '../sessions/link.js';
 import type { SessionRow } from '../store/sessions-repo.js';
 import type { TaskRow } from '../store/tasks-repo.js';
@@ -36,16 +37,19 @@ const REQUEST_MARGIN_MS = 5000;
  * then the audit line is written — if it cannot be, nothing runs — then the `tasks` row, then the
  * guardian is asked. (The confirmation lifetime is `security.commands.confirm_ttl_s`, default 600.) An `idempotency_key` seen before with the same arguments returns that task
  * instead of running again; with other arguments it is `IDEMPOTENCY_CONFLICT`.
+ *
+ * Every action needs the editor role on the session (issue 14); confirming a call another
+ * principal is waiting on needs the approver role (the call then runs once, for whoever repeats it).
  */
 export async function executeHandler(args: ExecuteArgs, ctx: ToolContext): Promise<ToolOutcome> {
-  const session = ctx.services.sessions.requireOwned(args.remote_session_id, ctx.call.principal);
+  const { session, role } = requireSessionAccess(ctx, args.remote_session_id, 'editor');
   // Answer before the adapter's request timeout (DESIGN §6.2, 408) can cut the call off.
   const ceiling = Math.max(1000, ctx.services.config.config.limits.request_timeout_ms - REQUEST_MARGIN_MS);
   // A client that gets no progress notifications gives up after 60 s (SDK v1 default): the adapter
   // caps each wait of such a call (CallContext.wait_cap_ms, issue 8).
   const yieldMs = Math.min(args.yield_time_ms ?? DEFAULT_YIELD_MS, LinkTimeouts.MAX_WAIT_MS, ceiling, ctx.call.wait_cap_ms ?? Number.POSITIVE_INFINITY);
   const started = Date.now();
-  const o = await dispatch(args, session, ctx, yieldMs);
+  const o = await dispatch(args, session, role, ctx, yieldMs);
   const cap = ctx.call.wait_cap_ms;
   const asked = args.yield_time_ms ?? DEFAULT_YIELD_MS;
   if (o.envelope.status === 'accepted' && cap !== undefined && asked > cap && Date.now() - started >= cap - CAP_SLACK_MS && o.envelope.hints.awaiting_input !== true) {
@@ -59,10 +63,10 @@ export async function executeHandler(args: ExecuteArgs, ctx: ToolContext): Promi
   return o;
 }
 
-function dispatch(args: ExecuteArgs, session: SessionRow, ctx: ToolContext, yieldMs: number): Promise<ToolOutcome> {
+function dispatch(args: ExecuteArgs, session: SessionRow, role: SessionRole, ctx: ToolContext, yieldMs: number): Promise<ToolOutcome> {
   switch (args.action) {
     case 'run':
-      return run(args, session, ctx, yieldMs);
+      return run(args, session, role, ctx, yieldMs);
     case 'attach': {
       const row = requireTask(args, session, ctx);
       return follow(row, session, ctx, yieldMs, args, continueFrom(row, args.offset));
@@ -87,7 +91,7 @@ function strictest(verdicts: PolicyVerdict[]): PolicyVerdict {
   return verdicts.reduce((a, b) => (DECISION_RANK[b.decision] > DECISION_RANK[a.decision] ? b : a));
 }
 
-async function run(args: ExecuteArgs, session: SessionRow, ctx: ToolContext, yieldMs: number): Promise<ToolOutcome> {
+async function run(args: ExecuteArgs, session: SessionRow, role: SessionRole, ctx: ToolContext, yieldMs: number): Promise<ToolOutcome> {
   const ex = ctx.services.execution;
   const rs = session.id;
   const project = () => ex.projects.get(session.workspace_root);
@@ -145,6 +149,13 @@ async function run(args: ExecuteArgs, session: SessionRow, ctx: ToolContext, yie
     const now = Date.now();
     const pending = existing;
     const valid = pending !== undefined && (pending.expires_at ?? 0) > now;
+    if (args.user_confirmed === true && valid && pending.principal !== ctx.call.principal && !roleAtLeast(role, 'approver')) {
+      throw new HoldfastError(
+        'ROLE_REQUIRED',
+        `${pending.id} is waiting for principal "${pending.principal}"'s confirmation; confirming another principal's call needs the approver role on ${rs} (you hold ${role}); ask its owner to grant it`,
+        { retryable: false, details: { role, need: 'approver', execution_task_id: pending.id } },
+      );
+    }
     if (!(args.user_confirmed === true && valid)) {
       const confirmKey = key ?? newId('confirmation');
       const expires = now + rules.confirm_ttl_s * 1000;
@@ -244,7 +255,7 @@ async function start(
       execution_task_id: id,
       decision: verdict.decision,
       ...(verdict.segments.length ? { rule: verdict.segments.map((s) => s.rule).join('; ') } : {}),
-      ...(pending ? { confirmed: true } : {}),
+      ...(pending ? { confirmed: true, ...(pending.principal !== ctx.call.principal ? { requested_by: pending.principal } : {}) } : {}),
     });
     const now = Date.now();
     if (pending) ex.tasks.update(id, { state: 'running', started_at: now, expires_at: null });

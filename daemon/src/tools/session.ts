@@ -3,6 +3,8 @@ import type { GuardianStatus } from '@holdfast/shared/protocol';
 import { HoldfastError } from '@holdfast/shared/errors';
 import type { sessionTool } from '@holdfast/shared/tools';
 import type * as z from 'zod';
+import { requireSessionAccess } from '../sessions/access.js';
+import { grantRole, handOff, revokeRole, type RoleChange } from '../sessions/roles.js';
 import type { ToolContext } from './context.js';
 import { action, failure, outcome, type ToolOutcome } from './envelope.js';
 
@@ -21,13 +23,17 @@ const GUIDE =
  * action opens a new session on the same workspace. Open says where the shell is now (`cwd`,
  * issue 8); reset_shell reports the shell that shows the first prompt (its pid after any `--norc`
  * fallback).
+ *
+ * Roles (issue 14): resuming by id needs any role on the session; reset_shell needs editor;
+ * close, grant, revoke and handoff are the owner's (sessions/roles.ts).
  */
 export async function sessionHandler(args: Args, ctx: ToolContext): Promise<ToolOutcome> {
   const { sessions } = ctx.services;
   const principal = ctx.call.principal;
+  if (args.action === 'grant' || args.action === 'revoke' || args.action === 'handoff') return roleAction(args, ctx);
   if (args.action === 'close' || args.action === 'reset_shell') {
     if (!args.remote_session_id) throw new HoldfastError('BAD_REQUEST', `action=${args.action} needs remote_session_id`);
-    const row = sessions.requireOwned(args.remote_session_id, principal);
+    const row = requireSessionAccess(ctx, args.remote_session_id, args.action === 'close' ? 'owner' : 'editor').session;
     if (args.action === 'close') {
       await sessions.end(row.id, 'closed');
       const view = await sessions.view(row.id);
@@ -56,6 +62,7 @@ export async function sessionHandler(args: Args, ctx: ToolContext): Promise<Tool
     remote_session_id: args.remote_session_id,
     affinity,
     conversation_id: conversation,
+    sandbox: ctx.call.sandbox,
   });
   const live = session.state === 'running' || session.state === 'starting';
   if (!live) {
@@ -68,11 +75,12 @@ export async function sessionHandler(args: Args, ctx: ToolContext): Promise<Tool
     });
   }
   const verb = args.remote_session_id ? 'Resumed' : created ? 'Opened new' : 'Attached to live';
+  const role = sessions.roleOf(sessions.requireExisting(session.remote_session_id), principal);
   // Where the shell is now: another conversation may have moved it (`cd src`), issue 8.
   const cwd = await sessions.status(session.remote_session_id).then((st) => st.cwd, () => null);
   const moved = cwd !== null && cwd !== session.workspace_root ? ` The shell is in ${cwd}, not the workspace root.` : '';
-  const text = `${verb} session ${session.remote_session_id} on ${session.workspace} (${session.workspace_root}), shell pid ${session.shell_pid}, cwd ${cwd ?? 'unknown'}.${moved}`;
-  return outcome(created ? 'session.created' : 'session.attached', 'succeeded', { ...sessionData(session, ctx), cwd }, text, {
+  const text = `${verb} session ${session.remote_session_id} on ${session.workspace} (${session.workspace_root}), shell pid ${session.shell_pid}, cwd ${cwd ?? 'unknown'}${sandboxPhrase(session)}${role === 'owner' || role === null ? '' : `; your role: ${role}`}.${moved}`;
+  return outcome(created ? 'session.created' : 'session.attached', 'succeeded', { ...sessionData(session, ctx), role, cwd }, text, {
     context: { remote_session_id: session.remote_session_id },
     hints: { created },
     actions: [action('execute', { remote_session_id: session.remote_session_id, command: 'pwd' }, 'run a command in the session')],
@@ -103,6 +111,7 @@ function sessionData(s: SessionView, ctx: ToolContext): Record<string, unknown> 
     shell_pid: s.shell_pid,
     affinity: s.affinity,
     state: s.state,
+    sandbox: s.sandbox ?? { mode: 'off', network: 'on' },
     tools: ctx.call.allowed_tools,
     limits: {
       yield_time_ms_default: 10_000,
@@ -113,4 +122,29 @@ function sessionData(s: SessionView, ctx: ToolContext): Record<string, unknown> 
     },
     guide: GUIDE,
   };
+}
+
+/** `grant` / `revoke` / `handoff` (issue 14): the owner changes who else may use the session. */
+function roleAction(args: Args, ctx: ToolContext): ToolOutcome {
+  if (!args.remote_session_id) throw new HoldfastError('BAD_REQUEST', `action=${args.action} needs remote_session_id`);
+  if (!args.principal) throw new HoldfastError('BAD_REQUEST', `action=${args.action} needs principal (the other principal's name)`);
+  const { session } = requireSessionAccess(ctx, args.remote_session_id, 'owner');
+  let change: RoleChange;
+  if (args.action === 'grant') {
+    if (!args.role) throw new HoldfastError('BAD_REQUEST', 'action=grant needs role: viewer, editor or approver');
+    change = grantRole(ctx.services, session, args.principal, args.role);
+  } else if (args.action === 'revoke') {
+    change = revokeRole(ctx.services, session, args.principal);
+  } else {
+    change = handOff(ctx.services, session, args.principal);
+  }
+  return outcome(`session.${args.action}`, 'succeeded', { remote_session_id: session.id, owner: change.owner, roles: change.roles }, change.text, {
+    context: { remote_session_id: session.id },
+  });
+}
+
+/** `, sandbox bwrap (network off)` for a confined session (issue 17), else nothing. */
+export function sandboxPhrase(s: SessionView): string {
+  const sb = s.sandbox;
+  return sb && sb.mode !== 'off' ? `, sandbox ${sb.mode} (network ${sb.network})` : '';
 }

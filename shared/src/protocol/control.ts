@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { SandboxSettings } from '../config/schema.js';
 
 /**
  * The control protocol (adapter/CLI ↔ daemon, DESIGN §3): one zod schema per method for params
@@ -37,6 +38,8 @@ export const SessionView = z.object({
   exit_signal: z.string().nullable(),
   ended_at: z.number().nullable(),
   end_reason: z.string().nullable(),
+  /** The sandbox the shell runs under (issue 17): `off`, `bwrap` or `landlock`, and its network. */
+  sandbox: z.object({ mode: z.enum(['off', 'bwrap', 'landlock']), network: z.enum(['on', 'off']) }).optional(),
 });
 export type SessionView = z.infer<typeof SessionView>;
 
@@ -102,6 +105,11 @@ export const CallContext = z.object({
   request_id: z.string().optional(),
   /** Protocol era of the client (`legacy` 2025-11-25 or `modern` 2026-07-28) or `stdio`. */
   transport: z.string().optional(),
+  /**
+   * The principal's own sandbox keys (issue 17), whatever kind of principal it is; the daemon
+   * lays them over `security.sandbox` when it opens a session.
+   */
+  sandbox: SandboxSettings.optional(),
 });
 export type CallContext = z.infer<typeof CallContext>;
 
@@ -132,6 +140,47 @@ const Empty = z.object({}).strict();
 export const ResourceTemplateView = z.object({ uriTemplate: z.string(), name: z.string(), title: z.string().optional(), description: z.string().optional(), mimeType: z.string().optional() });
 export const ResourceView = z.object({ uri: z.string(), name: z.string(), title: z.string().optional(), description: z.string().optional(), mimeType: z.string().optional() });
 export const ResourceContents = z.object({ uri: z.string(), mimeType: z.string(), text: z.string() });
+
+/**
+ * OAuth storage and administration (issue 14, docs/oauth.md). The adapter runs the authorization
+ * server (oidc-provider) but keeps nothing: every model oidc-provider stores (clients registered
+ * by RFC 7591, grants, authorization codes, refresh tokens, interactions, sessions) is one row of
+ * the daemon's `oauth_store`, reached through `oauth.store.*`; signing keys come from
+ * `oauth.keys`; the owner's proof at consent is checked by `oauth.consent.approve`.
+ */
+export const OAuthModelName = z.enum([
+  'Session', 'AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'ClientCredentials', 'Client', 'InitialAccessToken',
+  'RegistrationAccessToken', 'Interaction', 'ReplayDetection', 'PushedAuthorizationRequest', 'Grant', 'BackchannelAuthenticationRequest', 'PreAuthorizedCode',
+]);
+export type OAuthModelName = z.infer<typeof OAuthModelName>;
+const OAuthPayload = z.record(z.string(), z.unknown());
+const OAuthId = z.string().min(1).max(2048);
+
+/** An approved OAuth client as a principal (`oauth:<name>`) with the tool set the owner picked. */
+export const OAuthPrincipalView = z.object({
+  client_id: z.string(),
+  principal: z.string(),
+  client_name: z.string().nullable(),
+  tools: z.array(z.string()),
+  /** What the owner picked: `profile:<name>` or `principal:<name>`. */
+  tool_set: z.string(),
+  approved_at: z.number(),
+  /** `password` or `code`. */
+  approved_by: z.string(),
+});
+export type OAuthPrincipalView = z.infer<typeof OAuthPrincipalView>;
+
+/** A grant (one client's standing authorization) as `holdfast oauth grants` lists it. Times epoch ms. */
+export const OAuthGrantView = z.object({
+  grant_id: z.string(),
+  client_id: z.string(),
+  principal: z.string().nullable(),
+  scope: z.string(),
+  resources: z.array(z.string()),
+  created_at: z.number(),
+  expires_at: z.number().nullable(),
+  refresh_tokens: z.number(),
+});
 
 /** Doctor check: one line of the report. */
 export const DoctorCheck = z.object({
@@ -222,6 +271,79 @@ export const ControlMethods = {
     result: z.object({ contents: z.array(ResourceContents) }),
   },
 
+  'oauth.store.upsert': {
+    params: z.object({ model: OAuthModelName, id: OAuthId, payload: OAuthPayload, expires_in_s: z.number().int().min(0).optional() }),
+    result: z.object({}),
+  },
+  'oauth.store.find': { params: z.object({ model: OAuthModelName, id: OAuthId }), result: z.object({ payload: OAuthPayload.nullable() }) },
+  'oauth.store.find_by_uid': { params: z.object({ uid: OAuthId }), result: z.object({ payload: OAuthPayload.nullable() }) },
+  'oauth.store.consume': { params: z.object({ model: OAuthModelName, id: OAuthId }), result: z.object({}) },
+  'oauth.store.destroy': { params: z.object({ model: OAuthModelName, id: OAuthId }), result: z.object({}) },
+  'oauth.store.revoke_grant': { params: z.object({ grant_id: OAuthId }), result: z.object({ removed: z.number() }) },
+  /** Private signing keys (JWK, the signing key first, then retired keys kept for verification) and cookie keys. */
+  'oauth.keys': { params: Empty, result: z.object({ keys: z.array(OAuthPayload), cookie_keys: z.array(z.string()) }) },
+  'oauth.keys.rotate': { params: Empty, result: z.object({ kid: z.string(), retired: z.array(z.string()), removed: z.array(z.string()) }) },
+  /** The principal of an approved client; with `grant_id`, null unless that grant is still live too. */
+  'oauth.principal.get': {
+    params: z.object({ client_id: OAuthId, grant_id: OAuthId.optional() }),
+    result: z.object({ principal: OAuthPrincipalView.nullable() }),
+  },
+  /**
+   * The owner approves a client at the consent page: the proof (owner password or one-time code) is
+   * checked — wrong passwords count towards the lockout — and, when good, the client's principal
+   * and tool set are recorded. A refusal is a value (`ok: false`), not an error.
+   */
+  'oauth.consent.approve': {
+    params: z.object({
+      client_id: OAuthId,
+      client_name: z.string().max(500).optional(),
+      redirect_uri: z.string().max(2048),
+      tools: z.array(z.string()).min(1),
+      tool_set: z.string().max(200),
+      proof: z.object({ password: z.string().max(1024).optional(), code: z.string().max(64).optional() }),
+      /** Address the consent page was submitted from (logged with failures). */
+      source: z.string().max(200),
+    }),
+    result: z.union([
+      z.object({ ok: z.literal(true), principal: z.string() }),
+      z.object({ ok: z.literal(false), reason: z.enum(['wrong_proof', 'locked', 'no_proof']), message: z.string(), locked_until: z.number().optional() }),
+    ]),
+  },
+  /** Whether an owner password is set, and whether approvals by password are locked right now. */
+  'oauth.owner.status': { params: Empty, result: z.object({ password_set: z.boolean(), locked_until: z.number().nullable() }) },
+  /** `holdfast oauth approve`: a one-time approval code, and the authorization requests waiting for one. */
+  'oauth.approval_code': {
+    params: Empty,
+    result: z.object({
+      code: z.string(),
+      expires_at: z.number(),
+      pending: z.array(z.object({ client_id: z.string(), redirect_uri: z.string().nullable(), scope: z.string().nullable(), expires_at: z.number().nullable() })),
+    }),
+  },
+  /** `holdfast oauth set-password` (scrypt hash in `<home>/oauth/owner-password`, 0600). */
+  'oauth.password.set': { params: z.object({ password: z.string().min(12).max(1024) }), result: z.object({ replaced: z.boolean() }) },
+  'oauth.clients': {
+    params: Empty,
+    result: z.object({
+      clients: z.array(
+        z.object({
+          client_id: z.string(),
+          client_name: z.string().nullable(),
+          registration: z.enum(['dynamic', 'metadata_document']),
+          redirect_uris: z.array(z.string()),
+          principal: OAuthPrincipalView.nullable(),
+          created_at: z.number().nullable(),
+        }),
+      ),
+    }),
+  },
+  'oauth.grants': { params: Empty, result: z.object({ grants: z.array(OAuthGrantView) }) },
+  /** Revokes a client (its approval, grants and tokens), a principal `oauth:…`, or one grant by id. */
+  'oauth.revoke': {
+    params: z.object({ target: OAuthId }),
+    result: z.object({ principals: z.array(z.string()), grants: z.array(z.string()), tokens: z.number() }),
+  },
+
   'tool.call': {
     params: z.object({ tool: z.string().min(1), arguments: z.record(z.string(), z.unknown()).default({}), context: CallContext }),
     result: ToolCallResult,
@@ -237,6 +359,11 @@ export type ControlResult<M extends ControlMethod> = z.infer<(typeof ControlMeth
 export const ControlEvents = {
   /** The daemon is draining for a restart; clients reconnect with back-off and resume by offset. */
   draining: 'daemon.draining',
+  /**
+   * OAuth state an adapter caches changed (issue 14): `{keys: true}` after a key rotation (reload
+   * the signing keys), `{clients: [...]}` after a revocation or approval (forget cached principals).
+   */
+  oauthChanged: 'oauth.changed',
 } as const;
 
 /** True when `m` names a control method. */

@@ -32,10 +32,30 @@ export const GEvents = {
 } as const;
 
 /** Feature strings a guardian announces in its `welcome`. */
-export const GUARDIAN_FEATURES = ['read.wait', 'exec.awaiting_input', 'spawn.argv', 'snapshot.text', 'snapshot.region'] as const;
+export const GUARDIAN_FEATURES = ['read.wait', 'exec.awaiting_input', 'spawn.argv', 'snapshot.text', 'sandbox', 'snapshot.region'] as const;
 
 /** Output sources: the PTY, or one stream of a task (`task:<task_id>:stdout|stderr`). */
 export type OutputSource = 'pty' | `task:${string}:stdout` | `task:${string}:stderr`;
+
+/**
+ * How the guardian confines the shell and every task it starts (issue 17, docs/sandbox.md; feature
+ * `sandbox`). The daemon decides (mode, network, paths); the guardian only builds the argv that
+ * applies them: `bwrap … -- <shell>` or `<landlock helper> … -- <shell>`.
+ */
+export interface SandboxSpec {
+  mode: 'bwrap' | 'landlock';
+  network: 'on' | 'off';
+  /** Absolute path of the mechanism: the bwrap binary or the Landlock helper. */
+  program: string;
+  /** Writable paths, absolute, the workspace first; missing ones are skipped. */
+  writable: string[];
+  /** Paths hidden behind an empty read-only folder (bwrap; Landlock cannot hide what it reads). */
+  hidden: string[];
+  /** Paths inside hidden ones that stay readable (the session's rc files). */
+  visible: string[];
+  /** Files kept read-only inside writable paths (bwrap): the project config. */
+  readOnly: string[];
+}
 
 /**
  * Spawn specification the daemon writes (0600) before starting a guardian: `guardian --spec FILE`.
@@ -59,6 +79,8 @@ export interface GuardianSpec {
   orphanTimeoutS: number;
   /** Build string of the daemon that spawned it (recorded in the manifest). */
   daemonBuild: string;
+  /** Confine the shell and tasks (issue 17); absent = unconfined. */
+  sandbox?: SandboxSpec;
 }
 
 /** Authoritative activity clock (DESIGN §4.3). Times are epoch milliseconds. */
@@ -148,6 +170,8 @@ export interface GuardianStatus {
   tasks: TaskRecord[];
   /** Daemon connections right now. */
   daemonConnections: number;
+  /** The confinement the shell and tasks run under (issue 17, feature `sandbox`); absent = none. */
+  sandbox?: { mode: SandboxSpec['mode']; network: SandboxSpec['network'] };
 }
 
 // ---- params and results -------------------------------------------------------------------------
@@ -350,9 +374,23 @@ export function isShutdownParams(v: unknown): v is ShutdownParams {
   return isObj(v) && ['closed', 'killed', 'reaped', 'pruned', 'reclaimed'].includes(v.reason as string);
 }
 
+export function isSandboxSpec(v: unknown): v is SandboxSpec {
+  return (
+    isObj(v) &&
+    (v.mode === 'bwrap' || v.mode === 'landlock') &&
+    (v.network === 'on' || v.network === 'off') &&
+    isStr(v.program) &&
+    isStrArray(v.writable) &&
+    isStrArray(v.hidden) &&
+    isStrArray(v.visible) &&
+    isStrArray(v.readOnly)
+  );
+}
+
 export function isGuardianSpec(v: unknown): v is GuardianSpec {
   return (
     isObj(v) &&
+    (v.sandbox === undefined || isSandboxSpec(v.sandbox)) &&
     v.schema === 1 &&
     isStr(v.gid) &&
     isStr(v.cwd) &&

@@ -20,6 +20,7 @@ export * from './edit.js';
 export * from './move-out.js';
 export * from './observe.js';
 export { executeTool, observeTool, runtimeReadTool, sessionTool, workspaceTool };
+export { GrantableRole } from './session.js';
 
 /**
  * The tool catalogue (DESIGN §6.4): only tools that are served end to end are listed here.

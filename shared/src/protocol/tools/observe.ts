@@ -15,9 +15,8 @@ export const observeTool = {
   title: 'Observe session history',
   description:
     'Read-only views of a session. view=session: state, shell pid, cwd, busy, clocks, recent tasks. view=task: one execution task. ' +
-    'view=logs: a task\'s output from byte offsets (stdout_offset; stderr_offset for piped tasks), with next offsets. ' +
-    'view=history: events of the session (scope=workspace: its workspace), newest first (order=oldest to reverse), filtered by tool/status. ' +
-    'view=diff: the full diff of an edit (edit_id), paged by offset/limit lines.',
+    'view=logs: a task\'s output from byte offsets, with next offsets. view=history: the session\'s events (scope=workspace: its workspace\'s), newest first, filtered by tool/status. ' +
+    'view=diff: an edit\'s full diff (edit_id), paged by offset/limit lines.',
   input: z.object({
     view: ObserveView,
     remote_session_id: z.string().describe('From session(action="open")'),
