@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { buildInfo, buildString } from '@holdfast/shared/build';
-import { ControlEvents } from '@holdfast/shared/control';
+import { ControlEvents, type ToolProgressEvent } from '@holdfast/shared/control';
 import { HoldfastError } from '@holdfast/shared/errors';
 import { newId } from '@holdfast/shared/ids';
 import { ensurePrivateHome, type HomeLayout } from '@holdfast/shared/paths';
@@ -11,22 +11,28 @@ import { ConfigStore, writeDefaultConfigIfAbsent } from './config-store.js';
 import { ControlServer } from './control-server.js';
 import { runDoctor } from './doctor.js';
 import { createExecutionEngine, type ExecutionEngine } from './execution/wiring.js';
+import { approveServer } from './extensions/mcp/approve.js';
+import { createExtensionServices, type ExtensionServices } from './extensions/services.js';
 import { FileServices } from './files/file-services.js';
 import { acquireDaemonLock, clearStaleSocket } from './lock.js';
 import type { Logger } from './log.js';
 import { OAuthService } from './oauth/service.js';
-import { listTaskLogs, readTaskLog, resourceTemplates } from './resources/task-logs.js';
+import { EventStreamHub } from './events/stream-hub.js';
+import { listResources, readResource, resourceTemplates } from './resources/index.js';
+import { Retention } from './retention.js';
 import { createRouter, type ControlHandlers } from './router.js';
 import { SessionManager } from './sessions/manager.js';
 import { pickExpired } from './sessions/quota.js';
 import { Reaper } from './sessions/reaper.js';
 import { recoverSessions } from './sessions/recovery.js';
 import { checkpoint, openDatabase, type Db } from './store/db.js';
-import { EventsRepo } from './store/events-repo.js';
+import { EventsRepo, EventsRetention } from './store/events-repo.js';
+import { RetentionQueries } from './store/retention-queries.js';
 import { SessionRolesRepo } from './store/session-roles-repo.js';
 import { SessionsRepo } from './store/sessions-repo.js';
 import type { ToolServices } from './tools/context.js';
 import { callTool } from './tools/registry.js';
+import { createWorkServices, type WorkServices } from './work/services.js';
 
 export interface DaemonOptions {
   layout: HomeLayout;
@@ -50,6 +56,10 @@ export class Daemon {
   private execution!: ExecutionEngine;
   private files!: FileServices;
   private oauth!: OAuthService;
+  private extensions!: ExtensionServices;
+  private work!: WorkServices;
+  private streams!: EventStreamHub;
+  private retention!: Retention;
   private reaper!: Reaper;
   private server!: ControlServer;
   private releaseLock: (() => Promise<void>) | null = null;
@@ -82,18 +92,46 @@ export class Daemon {
     this.sessionsRepo = new SessionsRepo(this.db);
     this.eventsRepo = new EventsRepo(this.db);
     this.manager = new SessionManager(l, this.configStore, this.sessionsRepo, this.eventsRepo, this.log, new SessionRolesRepo(this.db));
-    this.execution = createExecutionEngine(this.db, l, this.configStore, this.manager, this.sessionsRepo, this.log);
+    this.execution = createExecutionEngine(this.db, l, this.manager, this.log);
     this.files = new FileServices(this.db, l, { audit: this.execution.services.audit, projects: this.execution.services.projects });
     // OAuth state lives here; adapters cache keys and approvals and hear about changes (issue 14).
     this.oauth = new OAuthService(this.db, l, this.configStore, this.log, this.execution.services.audit, (change) => this.server?.broadcast(ControlEvents.oauthChanged, change));
+    this.extensions = createExtensionServices(this.db, l.skillsDir);
     const sweptTemps = this.files.recover();
     if (sweptTemps.length > 0) this.log.info('removed temp files of interrupted writes', { files: sweptTemps });
+    this.work = createWorkServices(this.db, l, this.files.temps);
+    const sweptArtifacts = this.work.store.sweepOrphans(this.work.artifacts);
+    if (sweptArtifacts.length > 0) this.log.info('removed artifact files that were never recorded', { files: sweptArtifacts });
+    this.retention = new Retention(
+      {
+        layout: l,
+        queries: new RetentionQueries(this.db),
+        tasks: this.execution.services.tasks,
+        plans: this.work.plans,
+        artifacts: this.work.artifacts,
+        artifactStore: this.work.store,
+        events: new EventsRetention(this.db),
+      },
+      () => this.configStore.config.retention,
+      this.log,
+    );
+    this.streams = new EventStreamHub(this.eventsRepo, { layout: l, tasks: this.execution.services.tasks, edits: this.files.edits }, (name) => this.configStore.findWorkspace(name) !== undefined, this.log);
+    this.streams.start();
     const report = await recoverSessions(l, this.manager, this.sessionsRepo, this.eventsRepo, this.log);
     this.log.info('recovery done', { adopted: report.adopted.length, exited: report.exited.length, lost: report.lost.length, orphans_killed: report.orphansKilled.length });
     this.eventsRepo.append({ kind: 'daemon.started', data: { pid: process.pid, build: buildString(), ...report } });
 
     await clearStaleSocket(l.daemonSocket);
-    const services: ToolServices = { layout: l, config: this.configStore, sessions: this.manager, events: this.eventsRepo, execution: this.execution.services, files: this.files };
+    const services: ToolServices = {
+      layout: l,
+      config: this.configStore,
+      sessions: this.manager,
+      events: this.eventsRepo,
+      execution: this.execution.services,
+      files: this.files,
+      extensions: this.extensions,
+      work: this.work,
+    };
     const router = createRouter(this.handlers(services), (m) => {
       if (this.draining && m !== 'daemon.status') throw new HoldfastError('DAEMON_DRAINING', 'holdfastd is restarting; retry in a moment', { retryable: true });
     });
@@ -113,6 +151,7 @@ export class Daemon {
     this.reaper = new Reaper(this.manager, () => this.configStore.config.sessions.reaper_interval_ms, this.log);
     this.reaper.start();
     this.execution.start();
+    this.retention.start();
     this.log.info('holdfastd ready', { pid: process.pid, build: buildString(), home: l.home });
   }
 
@@ -131,7 +170,13 @@ export class Daemon {
         guardian_protos: [...ProtocolVersions.GUARDIAN_SUPPORTED],
         sessions: { live: this.sessionsRepo.listLive().length, total: this.sessionsRepo.listAll().length, max_live: this.configStore.config.sessions.max_live },
       }),
-      'daemon.doctor': async () => ({ checks: await runDoctor(this.layout, this.db, this.sessionsRepo, this.manager.sandbox) }),
+      'daemon.doctor': async () => ({
+        checks: await runDoctor(this.layout, this.db, this.sessionsRepo, {
+          sandbox: this.manager.sandbox,
+          services,
+          held: { work: this.work, retention: this.retention, events: new EventsRetention(this.db), tasks: this.execution.services.tasks },
+        }),
+      }),
       'daemon.restart': () => this.restart(),
       'daemon.stop': (p) => {
         setImmediate(() => void this.stop(p.kill_sessions, 0));
@@ -182,11 +227,25 @@ export class Daemon {
         const r = await (await m.ensureLink(p.id)).exec({ id: newId('executionTask'), command: p.command, waitMs: p.wait_ms });
         return r.ok ? { ok: true, cmd: r.cmd } : { ok: false, reason: r.reason, cmd: r.running };
       },
-      'tool.call': (p, ctx) => callTool(p.tool, p.arguments, p.context, services, ctx.signal),
+      'tool.call': (p, ctx) => {
+        const id = p.context.progress_id;
+        // Progress goes back on the connection that made the call (the adapter forwards it).
+        const progress =
+          id === undefined ? undefined : (u: Omit<ToolProgressEvent, 'progress_id'>) => void ctx.peer.emitEvent(ControlEvents.toolProgress, { progress_id: id, ...u } satisfies ToolProgressEvent).catch(() => undefined);
+        return callTool(p.tool, p.arguments, p.context, services, ctx.signal, progress);
+      },
+      'mcp.approve': (p) => {
+        const r = approveServer(this.configStore, this.extensions.approvals, p.workspace, p.name);
+        this.eventsRepo.append({ workspace: r.workspace, kind: 'mcp.approved', data: { name: r.name, entry_sha256: r.entry_sha256 } });
+        return r;
+      },
       'resource.templates': () => resourceTemplates(),
-      'resource.list': (p) => listTaskLogs(p, services),
-      'resource.read': (p) => readTaskLog(p, services),
       ...this.oauth.handlers(),
+      'resource.list': (p) => listResources(p, services),
+      'resource.read': (p) => readResource(p, services),
+      'events.follow': (p, ctx) =>
+        this.streams.follow(ctx.peer, p, () => new HoldfastError('WORKSPACE_NOT_FOUND', `no workspace named "${p.workspace}"; registered: ${this.configStore.listWorkspaces().map((w) => w.name).join(', ') || '(none)'}`)),
+      'events.unfollow': (p, ctx) => ({ stopped: this.streams.unfollow(ctx.peer, p.stream) }),
     };
   }
 
@@ -242,6 +301,8 @@ export class Daemon {
     this.stopped = true;
     this.draining = true;
     this.reaper?.stop();
+    this.retention?.stop();
+    this.streams?.stop();
     this.execution?.stop();
     await this.files?.close();
     if (killSessions && this.manager) {

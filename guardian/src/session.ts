@@ -31,6 +31,7 @@ import { ScreenModel } from './screen-model.js';
 import { sandboxEnv, sandboxLaunch } from './sandbox-launch.js';
 import { writeIntegrationFiles } from './shell-integration.js';
 import { TaskRunner } from './task-runner.js';
+import { UpstreamHost } from './upstream/upstream-host.js';
 
 /**
  * One guardian = one remote session (DESIGN §1, §5): wires the PTY shell, foreground commands,
@@ -55,6 +56,8 @@ export class Session {
   readonly screen: ScreenModel;
   readonly commands: CommandRunner;
   readonly tasks: TaskRunner;
+  /** Upstream MCP servers of the session (issue 13). */
+  readonly upstream: UpstreamHost;
   readonly reader: OutputReader;
   readonly server: GuardianServer;
   private readonly orphan: OrphanTimer;
@@ -101,6 +104,7 @@ export class Session {
       },
       ...(wrap ? { wrap } : {}),
     });
+    this.upstream = new UpstreamHost({ sessionDir: spec.sessionDir, baseEnv, cwd: spec.cwd });
     this.reader = new OutputReader({ sessionDir: spec.sessionDir, source: (src) => this.source(src) });
     this.server = new GuardianServer({
       socketPath: spec.socketPath,
@@ -159,7 +163,7 @@ export class Session {
       proto: ProtocolVersions.GUARDIAN,
       shell,
       cwd: h.alive ? procLink(h.pid, 'cwd') : null,
-      clock: this.clock.snapshot(this.commands.foreground !== null || this.tasks.anyRunning),
+      clock: this.clock.snapshot(this.commands.foreground !== null || this.tasks.anyRunning || this.upstream.busy),
       pty: { start: this.ptyLog.start, end: this.ptyLog.end },
       foreground: this.commands.foreground,
       tasks: this.tasks.list(),
@@ -190,8 +194,10 @@ export class Session {
     log(`ending: ${reason}`);
     this.ending = (async () => {
       this.orphan.stop();
-      const groups = this.tasks.allGroups();
+      const groups = [...this.tasks.allGroups(), ...this.upstream.groups()];
+      const closing = this.upstream.closeAll();
       const shellExit = await this.host.endSession({ final: true, also: { sessions: groups, groups } });
+      await closing;
       return this.finish(reason, shellExit, null);
     })();
     return this.ending;
@@ -221,8 +227,10 @@ export class Session {
     log(`the shell exited by itself (code ${e.exitCode}, signal ${e.signal}): ending the session`);
     this.ending = (async () => {
       this.orphan.stop();
-      const groups = this.tasks.allGroups();
+      const groups = [...this.tasks.allGroups(), ...this.upstream.groups()];
+      const closing = this.upstream.closeAll();
       await this.host.endSession({ final: true, also: { sessions: groups, groups } });
+      await closing;
       return this.finish('shell_exit', e, e.exitCode);
     })();
     const rec = await this.ending;

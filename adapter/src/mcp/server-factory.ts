@@ -12,7 +12,7 @@ import {
 import { HttpConstants } from './constants.js';
 import { resourceError, type ResourceBackend } from './resources.js';
 import type { Principal } from './principals.js';
-import { UnknownToolError, type Era, type ProgressSink, type ToolForwarder } from './tool-call.js';
+import { UnknownToolError, type Era, type ToolForwarder } from './tool-call.js';
 import type { ToolCatalog } from './tool-catalog.js';
 
 /**
@@ -65,9 +65,17 @@ export function buildServer(deps: ServerDeps, era: Era, principalOf: PrincipalRe
     const principal = principalOf(ctx);
     const httpReq = ctx.http?.req;
     const signal = httpReq?.signal ? AbortSignal.any([ctx.mcpReq.signal, httpReq.signal]) : ctx.mcpReq.signal;
+    // A client that sent a progressToken gets the call's progress as notifications/progress (issue
+    // 13), and a heartbeat while the call is silent (issue 8: tool-call.ts, progress-relay.ts).
+    // Notifications still being written are awaited before the answer, so none arrives after it.
     const token = ctx.mcpReq._meta?.progressToken;
-    const progress: ProgressSink | undefined =
-      token === undefined ? undefined : (u) => ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, ...u } });
+    const notifying: Promise<unknown>[] = [];
+    const onProgress =
+      token === undefined
+        ? undefined
+        : (p: { progress: number; total?: number; message?: string }) => {
+            notifying.push(ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, ...p } }).catch(() => undefined));
+          };
     try {
       const result = await deps.forwarder.call(req.params.name, req.params.arguments, {
         principal,
@@ -76,8 +84,9 @@ export function buildServer(deps: ServerDeps, era: Era, principalOf: PrincipalRe
         mcpSessionId: ctx.sessionId,
         conversationHeader: httpReq?.headers.get(HttpConstants.CONVERSATION_HEADER) ?? undefined,
         signal,
-        progress,
+        onProgress,
       });
+      await Promise.all(notifying);
       return server.projectCallToolResult(result as CallToolResult, deps.catalog.get(req.params.name)?.listing.outputSchema);
     } catch (err) {
       if (err instanceof UnknownToolError) throw new ProtocolError(ProtocolErrorCode.InvalidParams, err.message);

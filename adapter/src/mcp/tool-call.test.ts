@@ -55,7 +55,7 @@ describe('long calls: progress or a capped wait (issue 8)', () => {
   });
 
   it('with a progress token the wait is not capped and progress goes out every 10 s, increasing', async () => {
-    mock.timers.enable({ apis: ['setInterval'] });
+    mock.timers.enable({ apis: ['setInterval', 'Date'] });
     try {
       const { b, contexts, finish } = backend();
       const f = new ToolForwarder(new ToolCatalog(), b, null, opts);
@@ -65,8 +65,8 @@ describe('long calls: progress or a capped wait (issue 8)', () => {
         era: 'modern',
         requestId: '2',
         signal: new AbortController().signal,
-        progress: async (u) => {
-          sent.push(u);
+        onProgress: (u) => {
+          sent.push(u as { progress: number; total?: number; message: string });
         },
       });
       await new Promise((r) => setImmediate(r));

@@ -6,6 +6,10 @@ import { HoldfastError } from '@holdfast/shared/errors';
 import { guardianPaths, type HomeLayout } from '@holdfast/shared/paths';
 import { LinkTimeouts, writeJsonAtomic, type GuardianSpec, type SandboxSpec } from '@holdfast/shared/protocol';
 import { GuardianLink, type LinkEvents } from './link.js';
+import { sessionBaseEnv } from './session-env.js';
+
+/** holdfast's checkout (the folder above `daemon/`): npm's run-script PATH entries below it are not passed to sessions. */
+const HOLDFAST_INSTALL_ROOT = fileURLToPath(new URL('../../../', import.meta.url)).replace(/\/$/, '');
 
 /** Absolute path of the guardian bundle (resolved, never imported: DESIGN §1). */
 export function guardianBundlePath(): string {
@@ -66,7 +70,7 @@ export async function launchGuardian(layout: HomeLayout, req: LaunchRequest, eve
       cwd: req.cwd,
       detached: true,
       stdio: ['ignore', logFd, logFd],
-      env: { ...process.env, HOLDFAST_SESSION: req.gid },
+      env: sessionBaseEnv(process.env, HOLDFAST_INSTALL_ROOT, req.gid),
     });
     child.on('exit', (code, signal) => {
       exited = { code, signal };

@@ -1,5 +1,8 @@
+import { CONVERSATION_READS_MIGRATION } from './conversation-reads-migration.js';
 import { ROLES_OAUTH_MIGRATION } from './roles-oauth-migration.js';
+import { EXTENSIONS_MIGRATION } from './extensions-migration.js';
 import { TASKS_MIGRATION } from './tasks-migration.js';
+import { WORK_MIGRATION } from './work-migration.js';
 
 /**
  * Numbered schema migrations of `state/holdfast.db` (DESIGN §2). Migration N brings the schema
@@ -147,30 +150,7 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
       ALTER TABLE sessions ADD COLUMN sandbox TEXT;
     `,
   },
-  {
-    // Issue 8: what was read is tracked per conversation of a session (file_reads.reader), and a
-    // task remembers how much of its output the last result showed (attach continues from there).
-    version: 6,
-    name: 'reads per conversation; output offsets shown per task',
-    sql: `
-      CREATE TABLE file_reads_by_reader (
-        session_id     TEXT NOT NULL,
-        reader         TEXT NOT NULL DEFAULT '',
-        path           TEXT NOT NULL,
-        sha256         TEXT NOT NULL,
-        read_at        INTEGER NOT NULL,
-        windows        TEXT NOT NULL DEFAULT '[]',
-        failed_matches INTEGER NOT NULL DEFAULT 0,
-        PRIMARY KEY (session_id, reader, path)
-      ) WITHOUT ROWID;
-      INSERT INTO file_reads_by_reader (session_id, reader, path, sha256, read_at, windows, failed_matches)
-        SELECT session_id, '', path, sha256, read_at, windows, failed_matches FROM file_reads;
-      DROP TABLE file_reads;
-      ALTER TABLE file_reads_by_reader RENAME TO file_reads;
-
-      ALTER TABLE tasks ADD COLUMN pty_shown INTEGER;
-      ALTER TABLE tasks ADD COLUMN stdout_shown INTEGER;
-      ALTER TABLE tasks ADD COLUMN stderr_shown INTEGER;
-    `,
-  },
+  EXTENSIONS_MIGRATION,
+  WORK_MIGRATION,
+  CONVERSATION_READS_MIGRATION,
 ];

@@ -303,6 +303,18 @@ async function start(
   }
 }
 
+/**
+ * Starts an exact-argv task for another tool the way `run` does once its policy check and
+ * confirmation are done (issue 13: an executable skill): the audit line first (nothing runs if it
+ * cannot be written), a `tasks` row, the guardian's spawn, then a wait of up to `yieldMs`. The
+ * answer is `execute`'s (an `execution_task_id` to attach to while it runs).
+ */
+export function startArgvTask(call: ResolvedCall, verdict: PolicyVerdict, session: SessionRow, ctx: ToolContext, yieldMs: number): Promise<ToolOutcome> {
+  if (!call.argv) throw new HoldfastError('INTERNAL', 'startArgvTask needs an argv call');
+  const args: ExecuteArgs = { action: 'run', remote_session_id: session.id, argv: call.argv, shell: false, ...(call.purpose ? { purpose: call.purpose } : {}) };
+  return start(newId('executionTask'), call, verdict, fingerprint(call), undefined, session, ctx, yieldMs, args);
+}
+
 /** Key of `ExecutionServices.starting` for one session and key. */
 function startingSlot(rs: string, key: string): string {
   return `${rs}\0${key}`;

@@ -5,8 +5,13 @@ import type { sessionTool } from '@holdfast/shared/tools';
 import type * as z from 'zod';
 import { requireSessionAccess } from '../sessions/access.js';
 import { grantRole, handOff, revokeRole, type RoleChange } from '../sessions/roles.js';
+import { compactInventory, type ExtensionInventory } from '../extensions/inventory.js';
+import { discoverSkills } from '../extensions/skills/discovery.js';
 import type { ToolContext } from './context.js';
+import { liveServerViews } from './mcp-tool/upstream-link.js';
+import { sessionSkillRoots } from './skill-tool/index.js';
 import { action, failure, outcome, type ToolOutcome } from './envelope.js';
+import { progressView } from './progress.js';
 
 type Args = z.output<typeof sessionTool.input>;
 
@@ -79,8 +84,10 @@ export async function sessionHandler(args: Args, ctx: ToolContext): Promise<Tool
   // Where the shell is now: another conversation may have moved it (`cd src`), issue 8.
   const cwd = await sessions.status(session.remote_session_id).then((st) => st.cwd, () => null);
   const moved = cwd !== null && cwd !== session.workspace_root ? ` The shell is in ${cwd}, not the workspace root.` : '';
-  const text = `${verb} session ${session.remote_session_id} on ${session.workspace} (${session.workspace_root}), shell pid ${session.shell_pid}, cwd ${cwd ?? 'unknown'}${sandboxPhrase(session)}${role === 'owner' || role === null ? '' : `; your role: ${role}`}.${moved}`;
-  return outcome(created ? 'session.created' : 'session.attached', 'succeeded', { ...sessionData(session, ctx), role, cwd }, text, {
+  const inventory = await extensionInventory(session.remote_session_id, ctx);
+  const extras = inventory ? inventoryText(inventory) : '';
+  const text = `${verb} session ${session.remote_session_id} on ${session.workspace} (${session.workspace_root}), shell pid ${session.shell_pid}, cwd ${cwd ?? 'unknown'}${sandboxPhrase(session)}${role === 'owner' || role === null ? '' : `; your role: ${role}`}.${moved}${extras}`;
+  return outcome(created ? 'session.created' : 'session.attached', 'succeeded', { ...sessionData(session, ctx), role, cwd, ...(inventory ? { extension_inventory: inventory } : {}) }, text, {
     context: { remote_session_id: session.remote_session_id },
     hints: { created },
     actions: [action('execute', { remote_session_id: session.remote_session_id, command: 'pwd' }, 'run a command in the session')],
@@ -121,6 +128,7 @@ function sessionData(s: SessionView, ctx: ToolContext): Record<string, unknown> 
       read_window_bytes: cfg.limits.read_window_bytes,
     },
     guide: GUIDE,
+    progress: progressView(ctx.services.work.progress.latest(s.remote_session_id)),
   };
 }
 
@@ -147,4 +155,23 @@ function roleAction(args: Args, ctx: ToolContext): ToolOutcome {
 export function sandboxPhrase(s: SessionView): string {
   const sb = s.sandbox;
   return sb && sb.mode !== 'off' ? `, sandbox ${sb.mode} (network ${sb.network})` : '';
+}
+
+/**
+ * Skills and upstream servers of the session (issue 13) when the principal may use `skill_tool`
+ * or `mcp_tool`: names, descriptions, kinds and states only (no schemas); null otherwise.
+ */
+async function extensionInventory(id: string, ctx: ToolContext): Promise<ExtensionInventory | null> {
+  const skills = ctx.call.allowed_tools.includes('skill_tool');
+  const servers = ctx.call.allowed_tools.includes('mcp_tool');
+  if (!skills && !servers) return null;
+  const { session: row } = requireSessionAccess(ctx, id, 'viewer');
+  return compactInventory({ skills: skills ? discoverSkills(sessionSkillRoots(row, ctx)) : [], servers: servers ? await liveServerViews(row, ctx) : [] });
+}
+
+function inventoryText(inv: ExtensionInventory): string {
+  const parts: string[] = [];
+  if (inv.skills.length > 0) parts.push(`skills (skill_tool): ${inv.skills.map((s) => s.name).join(', ')}`);
+  if (inv.mcp_servers.length > 0) parts.push(`MCP servers (mcp_tool): ${inv.mcp_servers.map((s) => `${s.name} [${s.state}]`).join(', ')}`);
+  return parts.length > 0 ? `\n${parts.join('; ')}` : '';
 }

@@ -195,8 +195,50 @@ export const SecurityConfig = z.object({
   sandbox: SandboxConfig.prefault({}),
 });
 
+/** Name of an upstream MCP server (issue 13): a key of `mcp_servers` or of `.mcp.json` `mcpServers`. */
+export const McpServerName = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, _ . - only (1-64)');
+
+/**
+ * One upstream MCP server (issue 13; docs/extensions.md), the shape Claude Code and Cursor read
+ * in `.mcp.json` (`mcpServers.{name}`), also used by `config.yaml` `mcp_servers.{name}`:
+ * stdio (`command`, `args`, `env`, optional `cwd` relative to the workspace root) or Streamable
+ * HTTP (`type: "http"`, `url`, `headers`). `${VAR}` and `${VAR:-default}` in command, args, env,
+ * cwd, url and headers are expanded from the daemon's environment when the server starts.
+ * holdfast's own keys: `description` (shown by `mcp_tool list`) and `protocol_era` (`legacy`: the
+ * 2025 `initialize` handshake, the default for stdio; `auto`: probe `server/discover` first, the
+ * default for HTTP; `modern`: 2026-07-28 only). Unknown keys (Claude Code's own) are ignored.
+ */
+export const McpServerEntry = z
+  .looseObject({
+    type: z.enum(['stdio', 'http', 'streamable-http', 'streamableHttp', 'sse']).optional(),
+    command: z.string().min(1).optional(),
+    args: z.array(z.string()).default([]),
+    env: z.record(z.string(), z.string()).default({}),
+    cwd: z.string().min(1).optional(),
+    url: z.string().min(1).optional(),
+    headers: z.record(z.string(), z.string()).default({}),
+    description: z.string().max(500).optional(),
+    protocol_era: z.enum(['legacy', 'auto', 'modern']).optional(),
+  })
+  .refine((e) => e.type !== 'sse', 'the legacy HTTP+SSE transport is not supported; use type "http" (Streamable HTTP)')
+  .refine((e) => (e.command === undefined) !== (e.url === undefined), 'give exactly one of command (stdio) or url (type "http")')
+  .refine((e) => e.url === undefined || e.type === undefined || e.type !== 'stdio', 'a stdio server has a command, not a url');
+export type McpServerEntry = z.infer<typeof McpServerEntry>;
+
+/**
+ * Retention (`config.yaml` `retention:`; issue 5 `task_days`, issue 11 the other clocks). Each kind
+ * of record ages out on its own clock, in days (fractions allowed; 0 keeps that kind forever):
+ * finished tasks and their logs (`task_days`), events of ended sessions and daemon-wide events
+ * (`event_days`), artifacts of ended sessions (`artifact_days`), plans of ended sessions and
+ * delivered plans (`plan_days`). Running tasks, whatever an undelivered plan cites as evidence and
+ * the artifacts of live sessions are always kept. `sweep_interval_s` is how often a sweep runs.
+ */
 export const RetentionConfig = z.object({
   task_days: z.number().min(0).default(30),
+  event_days: z.number().min(0).default(30),
+  artifact_days: z.number().min(0).default(30),
+  plan_days: z.number().min(0).default(90),
+  sweep_interval_s: z.number().int().min(1).default(6 * 60 * 60),
 });
 
 export const HoldfastConfig = z.object({
@@ -208,6 +250,13 @@ export const HoldfastConfig = z.object({
   workspaces: z.array(WorkspaceConfig).default([]),
   security: SecurityConfig.prefault({}),
   retention: RetentionConfig.prefault({}),
+  /**
+   * Upstream MCP servers every session may use through `mcp_tool` (issue 13), by name. A
+   * workspace's `.mcp.json` adds its own (each needs `holdfast mcp approve` first); on a name
+   * clash the entry here wins. Entries are checked when a session uses them, so one bad entry
+   * never stops the daemon (it is listed as `invalid`).
+   */
+  mcp_servers: z.record(z.string(), z.unknown()).default({}),
 });
 export type HoldfastConfig = z.infer<typeof HoldfastConfig>;
 

@@ -242,6 +242,19 @@ export class TestHome {
   }
 }
 
+/**
+ * Runs `tmux -S <home>/tmux.sock …args` with the home's environment (a private tmux server per
+ * test home; `kill-server` ends it). Resolves with stdout. @throws when tmux exits non-zero.
+ */
+export function tmuxIn(home: TestHome, args: string[]): Promise<string> {
+  return new Promise((res, rej) => {
+    const p = spawn('tmux', ['-S', join(home.home, 'tmux.sock'), ...args], { env: home.env() });
+    let o = '';
+    p.stdout.on('data', (d: Buffer) => (o += d.toString()));
+    p.on('exit', (code) => (code === 0 ? res(o) : rej(new Error(`tmux ${args.join(' ')} exited ${code}`))));
+  });
+}
+
 /** Minimal YAML writer for test configs (objects, arrays, scalars). */
 function toYaml(v: unknown, indent = ''): string {
   if (Array.isArray(v)) {

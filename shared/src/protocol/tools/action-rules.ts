@@ -10,7 +10,7 @@ export interface ActionRule {
 
 /**
  * Adds the per-action rules of a flat tool input (issue 8) as a refinement of its zod object: the
- * fields an action needs must be present, and fields that belong to other actions are refused,
+ * fields an action needs must be present, and fields that belong only to other actions are refused,
  * each with one message that says what to send instead (a `BAD_REQUEST` for the model). The
  * JSON Schema the model sees stays one object (refinements do not render), which every
  * function-calling API accepts; a top-level `oneOf` made Claude Code drop the tool.
@@ -27,7 +27,10 @@ export function withActionRules<T extends z.ZodObject>(schema: T, rules: Readonl
       ctx.addIssue({ code: 'custom', path: [missing[0]!], message: `action=${act} needs ${missing.join(' and ')}` });
     }
     const allowed = new Set(['action', ...always, ...rule.requires, ...(rule.accepts ?? [])]);
-    const extra = Object.keys(value).filter((k) => value[k] !== undefined && !allowed.has(k));
+    // Only fields of other actions are refused here: fields no rule names (work tracking, issue 11)
+    // are every action's, and unknown keys are the object's own concern (strict or stripped).
+    const others = new Set(Object.values(rules).flatMap((r) => [...r.requires, ...(r.accepts ?? [])]));
+    const extra = Object.keys(value).filter((k) => value[k] !== undefined && others.has(k) && !allowed.has(k));
     if (extra.length > 0) {
       ctx.addIssue({ code: 'custom', path: [extra[0]!], message: `action=${act} takes only ${[...allowed].join(', ')}; remove ${extra.join(', ')}` });
     }

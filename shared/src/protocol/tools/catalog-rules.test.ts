@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { checkFunctionCallingTool, type ListedTool } from './catalog-rules.js';
-import { PROFILES, TOOLS } from './index.js';
+import { PROFILES, TOOLS, WORK_TRACKING_KEYS } from './index.js';
 import { parseToolArguments, toolListing } from './json-schema.js';
 import { moveOutTool } from './move-out.js';
 
@@ -82,8 +82,15 @@ describe('tool catalogue: size budgets (issue 8)', () => {
     const { outputSchema: _o, ...rest } = toolListing(TOOLS.find((t) => t.name === name)!);
     return Buffer.byteLength(JSON.stringify(rest));
   };
-  it('the wave-1 tools list in at most 14 KB without their output schemas', () => {
-    const total = WAVE1.filter((n) => TOOLS.some((t) => t.name === n)).reduce((s, n) => s + withoutOutput(n), 0);
+  /** A listing without its output schema and without the work-tracking fields issue 11 adds to every session tool (its own budget). */
+  const ownBytes = (name: string): number => {
+    const { outputSchema: _o, ...rest } = toolListing(TOOLS.find((t) => t.name === name)!);
+    const props = { ...(rest.inputSchema.properties as Record<string, unknown>) };
+    for (const k of WORK_TRACKING_KEYS) delete props[k];
+    return Buffer.byteLength(JSON.stringify({ ...rest, inputSchema: { ...rest.inputSchema, properties: props } }));
+  };
+  it('the wave-1 tools list in at most 14 KB without their output schemas and the work-tracking fields', () => {
+    const total = WAVE1.filter((n) => TOOLS.some((t) => t.name === n)).reduce((s, n) => s + ownBytes(n), 0);
     assert.ok(total <= 14 * 1024, `wave-1 listings are ${total} bytes`);
   });
   it('no tool lists in more than 3.5 KB without its output schema', () => {
@@ -120,4 +127,22 @@ describe('move_out per-action rules (issue 8)', () => {
     assert.equal(parse({ action: 'submit', remote_session_id: 'rs_x', confirmation_uuid: uuid }).ok, true);
     assert.equal(parse({ action: 'prepare', remote_session_id: 'rs_x', purpose: 'p', targets: [{ path: 'a', kind: 'file' }], idempotency_key: 'k' }).ok, true);
   });
+});
+
+/** Arguments passed on to another tool are advertised as a string holding a JSON object (issue 8). */
+describe('pass-through arguments of mcp_tool and skill_tool (issue 8)', () => {
+  for (const name of ['mcp_tool', 'skill_tool']) {
+    const tool = TOOLS.find((t) => t.name === name);
+    if (!tool) continue;
+    it(`${name}: advertised as a string; a JSON object string or an object parses to the object`, () => {
+      assert.equal((toolListing(tool).inputSchema.properties as Record<string, { type: string }>).arguments!.type, 'string');
+      const base = { action: 'call', remote_session_id: 'rs_x', server: 's', tool: 't', skill: 'k' };
+      for (const given of ['{"path":"a.txt","n":2}', { path: 'a.txt', n: 2 }]) {
+        const r = parseToolArguments(tool, { ...base, arguments: given });
+        assert.ok(r.ok, JSON.stringify(r));
+        assert.deepEqual(r.ok && r.value.arguments, { path: 'a.txt', n: 2 });
+      }
+      for (const bad of ['[1,2]', 'not json', '"text"']) assert.equal(parseToolArguments(tool, { ...base, arguments: bad }).ok, false, bad);
+    });
+  }
 });

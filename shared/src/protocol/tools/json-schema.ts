@@ -30,7 +30,8 @@ export interface ToolListing {
   title: string;
   description: string;
   inputSchema: JsonSchemaObject;
-  outputSchema: JsonSchemaObject;
+  /** Absent for a pass-through tool (`mcp_tool`, issue 13). */
+  outputSchema?: JsonSchemaObject;
   annotations: ToolDef['annotations'];
   _meta?: Record<string, unknown>;
 }
@@ -120,9 +121,9 @@ export function envelopeJsonSchema(data: z.ZodType | null): JsonSchemaObject {
   };
 }
 
-function renderOutput(tool: ToolDef): JsonSchemaObject {
-  const data = envelopeDataOf(tool.output);
-  if (data === undefined) return render(tool.output, 'output');
+function renderOutput(output: z.ZodType): JsonSchemaObject {
+  const data = envelopeDataOf(output);
+  if (data === undefined) return render(output, 'output');
   return envelopeJsonSchema(data);
 }
 
@@ -138,9 +139,9 @@ export function toolListing(tool: ToolDef): ToolListing {
     title: tool.title,
     description: tool.description,
     inputSchema: render(tool.input, 'input'),
-    outputSchema: renderOutput(tool),
     annotations: { ...tool.annotations },
   };
+  if (tool.output) listing.outputSchema = renderOutput(tool.output);
   if (tool.meta) listing._meta = tool.meta;
   return listing;
 }
@@ -162,9 +163,11 @@ export function parseToolArguments(tool: ToolDef, args: unknown): ParsedArgument
 
 /**
  * Parses a tool's structured result with its output schema.
- * @returns null when it conforms, else a one-line description of the first problems.
+ * @returns null when it conforms (or the tool declares none: a pass-through tool, issue 13),
+ *   else a one-line description of the first problems.
  */
 export function checkToolOutput(tool: ToolDef, structured: unknown): string | null {
+  if (!tool.output) return null;
   const parsed = tool.output.safeParse(structured);
   if (parsed.success) return null;
   return parsed.error.issues
