@@ -1,11 +1,11 @@
 /**
- * Migration 8 (issue 8): what was read is kept per conversation of a session
+ * Migration 9 (issue 8): what was read is kept per conversation of a session
  * (`file_reads.reader`: the caller's conversation id, `''` when it names none), and a task
  * remembers how far the last `execute` result showed its output (`pty_shown`, `stdout_shown`,
  * `stderr_shown`: `attach`/`status` continue from there). Existing reads become the `''` reader's.
  */
 export const CONVERSATION_READS_MIGRATION = {
-  version: 8,
+  version: 9,
   name: 'reads per conversation; output offsets shown per task',
   sql: `
     CREATE TABLE file_reads_by_reader (
