@@ -1,6 +1,7 @@
 import type { SessionView } from '@holdfast/shared/control';
 import type { GuardianStatus } from '@holdfast/shared/protocol';
 import { HoldfastError } from '@holdfast/shared/errors';
+import { describeRcSkipped } from '@holdfast/shared/protocol';
 import type { sessionTool } from '@holdfast/shared/tools';
 import type * as z from 'zod';
 import { requireSessionAccess } from '../sessions/access.js';
@@ -50,7 +51,9 @@ export async function sessionHandler(args: Args, ctx: ToolContext): Promise<Tool
     const link = await sessions.ensureLink(row.id);
     await link.resetShell();
     // Report the shell that is there to stay: the new one may be replaced by the --norc fallback
-    // until it shows its first prompt (issue 8).
+    // until it shows its first prompt (issue 8). Guardians with `status.wait_ready` (issue 9) wait
+    // for it themselves; older ones are polled.
+    await link.statusWhenReady(RESET_PROMPT_WAIT_MS).catch(() => undefined);
     const st = await waitForPrompt(() => sessions.status(row.id), ctx.signal);
     ctx.services.events.append({ session_id: row.id, workspace: row.workspace, kind: 'session.reset_shell' });
     const view = await sessions.view(row.id);
@@ -86,10 +89,10 @@ export async function sessionHandler(args: Args, ctx: ToolContext): Promise<Tool
   const moved = cwd !== null && cwd !== session.workspace_root ? ` The shell is in ${cwd}, not the workspace root.` : '';
   const inventory = await extensionInventory(session.remote_session_id, ctx);
   const extras = inventory ? inventoryText(inventory) : '';
-  const text = `${verb} session ${session.remote_session_id} on ${session.workspace} (${session.workspace_root}), shell pid ${session.shell_pid}, cwd ${cwd ?? 'unknown'}${sandboxPhrase(session)}${role === 'owner' || role === null ? '' : `; your role: ${role}`}.${moved}${extras}`;
+  const text = `${verb} session ${session.remote_session_id} on ${session.workspace} (${session.workspace_root}), shell pid ${session.shell_pid}, cwd ${cwd ?? 'unknown'}${sandboxPhrase(session)}${role === 'owner' || role === null ? '' : `; your role: ${role}`}.${moved}${extras}${shellNote(session)}`;
   return outcome(created ? 'session.created' : 'session.attached', 'succeeded', { ...sessionData(session, ctx), role, cwd, ...(inventory ? { extension_inventory: inventory } : {}) }, text, {
     context: { remote_session_id: session.remote_session_id },
-    hints: { created },
+    hints: { created, ...(session.rc_skipped ? { rc_skipped: true } : {}) },
     actions: [action('execute', { remote_session_id: session.remote_session_id, command: 'pwd' }, 'run a command in the session')],
   });
 }
@@ -109,6 +112,13 @@ async function waitForPrompt(status: () => Promise<GuardianStatus>, signal: Abor
   return st;
 }
 
+/** What the agent must know about how the shell started (issue 9): rc files skipped, or still starting. */
+function shellNote(s: SessionView): string {
+  if (s.rc_skipped) return `\n${describeRcSkipped(s.rc_skipped)}`;
+  if (!s.shell_ready) return "\nThe shell is still loading its start-up files; commands sent now wait for its first prompt.";
+  return '';
+}
+
 function sessionData(s: SessionView, ctx: ToolContext): Record<string, unknown> {
   const cfg = ctx.services.config.config;
   return {
@@ -116,6 +126,7 @@ function sessionData(s: SessionView, ctx: ToolContext): Record<string, unknown> 
     workspace: s.workspace,
     workspace_root: s.workspace_root,
     shell_pid: s.shell_pid,
+    shell: { ready: s.shell_ready, rc_skipped: s.rc_skipped ?? null },
     affinity: s.affinity,
     state: s.state,
     sandbox: s.sandbox ?? { mode: 'off', network: 'on' },
