@@ -5,7 +5,7 @@ import { buildInfo, buildString } from '@holdfast/shared/build';
 import { ControlEvents, type ToolProgressEvent } from '@holdfast/shared/control';
 import { HoldfastError } from '@holdfast/shared/errors';
 import { newId } from '@holdfast/shared/ids';
-import type { HomeLayout } from '@holdfast/shared/paths';
+import { ensurePrivateHome, type HomeLayout } from '@holdfast/shared/paths';
 import { ProtocolVersions } from '@holdfast/shared/protocol';
 import { ConfigStore, writeDefaultConfigIfAbsent } from './config-store.js';
 import { ControlServer } from './control-server.js';
@@ -84,7 +84,9 @@ export class Daemon {
   /** Starts everything; resolves when the control socket accepts connections. */
   async start(): Promise<void> {
     const l = this.layout;
-    for (const d of [l.home, l.runDir, l.guardianDir, l.sessionsDir, l.logsDir, l.stateDir]) mkdirSync(d, { recursive: true, mode: 0o700 });
+    const homeWarning = ensurePrivateHome(l.home);
+    if (homeWarning) this.log.warn(homeWarning);
+    for (const d of [l.runDir, l.guardianDir, l.sessionsDir, l.logsDir, l.stateDir]) mkdirSync(d, { recursive: true, mode: 0o700 });
     this.releaseLock = await acquireDaemonLock(l, this.opts.lockWaitMs, (err) => {
       this.log.error('daemon lock compromised; stopping', { error: err.message });
       void this.stop(false, 1);

@@ -16,8 +16,9 @@ export const DEFAULT_CONFIG_YAML = `# holdfast configuration (DESIGN §2). Writt
 
 security:
   # The command policy (docs/command-policy.md). Every command execute runs is parsed with a real
-  # shell parser; $(…), backticks, a lone &, unquoted here-documents and dangling operators are
-  # always refused. Each command is judged deny → confirm → allow → built-in read-only list → default.
+  # shell parser, commands inside $(…), backticks and here-documents included; a lone & and
+  # dangling operators are always refused. Each command is judged deny → confirm → allow →
+  # built-in read-only list → default.
   commands:
     # A command that matches no rule: allow | confirm | deny.
     # "allow" suits one person on their own machine. For anything shared, use: default: confirm

@@ -10,6 +10,7 @@ import {
   isReadParams,
   isResizeParams,
   isShutdownParams,
+  isSnapshotParams,
   isSpawnParams,
   isStatusParams,
   isStopParams,
@@ -87,7 +88,8 @@ export async function routeRequest(s: Session, method: string, params: unknown, 
       if (!isReadParams(params)) throw bad('src, from, max required');
       return s.reader.read(params, wctx);
     case G.snapshot:
-      return s.screen.snapshot();
+      if (!isSnapshotParams(params)) throw bad('from: a PTY offset');
+      return params?.from !== undefined ? s.screen.region(params.from) : s.screen.snapshot();
     case G.spawn:
       if (!isSpawnParams(params)) throw bad('id and exactly one of argv, command');
       live();

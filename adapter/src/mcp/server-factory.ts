@@ -23,7 +23,7 @@ import type { ToolCatalog } from './tool-catalog.js';
  * what is expensive — tool JSON Schemas — is rendered once in the {@link ToolCatalog} and shared.
  *
  * Served: `tools/list` (the principal's tools, DESIGN §6.2), `tools/call` (forwarded to the
- * daemon), `logging/setLevel` (2025 era), `resources/*` (task logs, through the daemon; an unknown
+ * daemon; `notifications/progress` while it runs when the request has a progress token, issue 8), `logging/setLevel` (2025 era), `resources/*` (task logs, through the daemon; an unknown
  * or foreign URI is the SEP-2164 `-32602` error carrying the URI) and `prompts/*` (none).
  *
  * Cancellation of a `tools/call` (issue 9, item 4; docs/execution-tasks.md): the call's signal is
@@ -93,7 +93,8 @@ export function buildServer(deps: ServerDeps, era: Era, principalOf: PrincipalRe
       else s.addEventListener('abort', () => gone(s.reason), { once: true });
     }
     const signal = ac.signal;
-    // A client that sent a progressToken gets the call's progress as notifications/progress (issue 13).
+    // A client that sent a progressToken gets the call's progress as notifications/progress (issue
+    // 13), and a heartbeat while the call is silent (issue 8: tool-call.ts, progress-relay.ts).
     // Notifications still being written are awaited before the answer, so none arrives after it.
     const token = ctx.mcpReq._meta?.progressToken;
     const notifying: Promise<unknown>[] = [];

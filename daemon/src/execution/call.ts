@@ -51,7 +51,8 @@ export function resolveCall(args: ExecuteArgs, workspaceRoot: string, project: (
   if (args.argv !== undefined && args.shell !== false) throw new HoldfastError('BAD_REQUEST', 'argv runs without a shell: pass shell=false with it');
   if (args.argv === undefined && args.shell === false) throw new HoldfastError('BAD_REQUEST', 'shell=false goes with argv (an exact argument vector)');
   if (args.command !== undefined && args.command.trim() === '') throw new HoldfastError('BAD_REQUEST', 'command is empty');
-  for (const k of Object.keys(args.env ?? {})) {
+  const envArg = envRecord(args.env);
+  for (const k of Object.keys(envArg ?? {})) {
     if (!ENV_NAME.test(k)) throw new HoldfastError('BAD_REQUEST', `env name ${JSON.stringify(k)} is not a valid variable name`);
   }
   let command = args.command ?? null;
@@ -82,12 +83,28 @@ export function resolveCall(args: ExecuteArgs, workspaceRoot: string, project: (
     argv: args.argv ?? null,
     taskName,
     cwd,
-    env: args.env && Object.keys(args.env).length > 0 ? args.env : null,
+    env: envArg && Object.keys(envArg).length > 0 ? envArg : null,
     purpose: args.purpose ?? null,
     background,
     diagnostics,
     taskScripts,
   };
+}
+
+/**
+ * The `env` argument as an object: `["NAME=value", …]` (what the schema advertises, issue 8) or
+ * `{NAME: value}`. A later entry for the same name wins, as in `env(1)`.
+ * @throws HoldfastError `BAD_REQUEST` for an entry without `=`.
+ */
+export function envRecord(env: ExecuteArgs['env']): Record<string, string> | undefined {
+  if (env === undefined || !Array.isArray(env)) return env;
+  const out: Record<string, string> = {};
+  for (const entry of env) {
+    const eq = entry.indexOf('=');
+    if (eq <= 0) throw new HoldfastError('BAD_REQUEST', `env entry ${JSON.stringify(entry.slice(0, 80))} is not NAME=value`);
+    out[entry.slice(0, eq)] = entry.slice(eq + 1);
+  }
+  return out;
 }
 
 /**

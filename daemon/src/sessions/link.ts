@@ -18,6 +18,7 @@ import {
   type ReadParams,
   type ReadResult,
   type ShutdownParams,
+  type SnapshotParams,
   type SnapshotResult,
   type SpawnParams,
   type TaskRecord,
@@ -129,8 +130,9 @@ export class GuardianLink {
     return this.call(G.read, p, (p.waitMs ?? 0) + WAIT_SLACK_MS);
   }
 
-  snapshot(): Promise<SnapshotResult> {
-    return this.call(G.snapshot, {}, 10_000);
+  /** `g.snapshot`; `from` (feature `snapshot.region`) asks for the region drawn since that PTY offset. */
+  snapshot(p: SnapshotParams = {}): Promise<SnapshotResult> {
+    return this.call(G.snapshot, p, 10_000);
   }
 
   spawn(p: SpawnParams): Promise<TaskRecord> {

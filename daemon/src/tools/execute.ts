@@ -7,7 +7,8 @@ import { fingerprint, foregroundLine, resolveCall, type ExecuteArgs, type Resolv
 import { awaitInterrupts, onRunCancelled } from '../execution/cancel.js';
 import { confirmationOutcome, confirmationSummary, refusedOutcome } from '../execution/policy-outcome.js';
 import { requireTaskRow } from '../execution/task-lookup.js';
-import { describeTask } from '../execution/task-result.js';
+import { commandScreen } from '../execution/command-screen.js';
+import { describeTask, type OutputOffsets } from '../execution/task-result.js';
 import { evaluateCommand, evaluateStdin, type PolicyVerdict } from '../policy/commands.js';
 import { effectiveCommandRules } from '../policy/effective-rules.js';
 import { requireSessionAccess, roleAtLeast, type SessionRole } from '../sessions/access.js';
@@ -20,6 +21,8 @@ import { action, failure, type ToolOutcome } from './envelope.js';
 /** Default wait of `run`, `attach` and `stdin`, ms (issue 5). */
 export const DEFAULT_YIELD_MS = 10_000;
 const RECEIPT_TOOL = 'execute';
+/** A capped wait that came back this close to the cap is reported as capped, ms. */
+const CAP_SLACK_MS = 1000;
 /** A wait ends this long before the configured request timeout, ms. */
 const REQUEST_MARGIN_MS = 5000;
 
@@ -44,14 +47,35 @@ export async function executeHandler(args: ExecuteArgs, ctx: ToolContext): Promi
   const { session, role } = requireSessionAccess(ctx, args.remote_session_id, 'editor');
   // Answer before the adapter's request timeout (DESIGN §6.2, 408) can cut the call off.
   const ceiling = Math.max(1000, ctx.services.config.config.limits.request_timeout_ms - REQUEST_MARGIN_MS);
-  const yieldMs = Math.min(args.yield_time_ms ?? DEFAULT_YIELD_MS, LinkTimeouts.MAX_WAIT_MS, ceiling);
+  // A client that gets no progress notifications gives up after 60 s (SDK v1 default): the adapter
+  // caps each wait of such a call (CallContext.wait_cap_ms, issue 8).
+  const yieldMs = Math.min(args.yield_time_ms ?? DEFAULT_YIELD_MS, LinkTimeouts.MAX_WAIT_MS, ceiling, ctx.call.wait_cap_ms ?? Number.POSITIVE_INFINITY);
+  const o = await dispatch(args, session, role, ctx, yieldMs, callStart);
+  const cap = ctx.call.wait_cap_ms;
+  const asked = args.yield_time_ms ?? DEFAULT_YIELD_MS;
+  if (o.envelope.status === 'accepted' && cap !== undefined && asked > cap && Date.now() - callStart >= cap - CAP_SLACK_MS && o.envelope.hints.awaiting_input !== true) {
+    // Say why it came back early: the client cannot be kept waiting longer (issue 8).
+    return {
+      ...o,
+      envelope: { ...o.envelope, hints: { ...o.envelope.hints, wait_capped_ms: cap } },
+      text: `${o.text}\n[waited ${cap / 1000} s, the most for a client that receives no progress notifications; attach to wait again]`,
+    };
+  }
+  return o;
+}
+
+function dispatch(args: ExecuteArgs, session: SessionRow, role: SessionRole, ctx: ToolContext, yieldMs: number, callStart: number): Promise<ToolOutcome> {
   switch (args.action) {
     case 'run':
       return run(args, session, role, ctx, yieldMs, callStart);
-    case 'attach':
-      return follow(requireTask(args, session, ctx), session, ctx, yieldMs, args);
-    case 'status':
-      return follow(requireTask(args, session, ctx), session, ctx, 0, args);
+    case 'attach': {
+      const row = requireTask(args, session, ctx);
+      return follow(row, session, ctx, yieldMs, args, continueFrom(row, args.offset));
+    }
+    case 'status': {
+      const row = requireTask(args, session, ctx);
+      return follow(row, session, ctx, 0, args, continueFrom(row, args.offset));
+    }
     case 'stop':
       return stop(requireTask(args, session, ctx), session, ctx);
     case 'stdin':
@@ -116,8 +140,9 @@ async function run(args: ExecuteArgs, session: SessionRow, role: SessionRole, ct
   }
   if (existing && existing.state !== 'waiting_confirmation') {
     // The same call again: the receipt is the task itself; wait on it like attach (a background
-    // task's first answer did not wait either).
-    return replayed(await follow(existing, session, ctx, existing.kind === 'background' ? 0 : yieldMs, args));
+    // task's first answer did not wait either). Its output from the start: the first answer may
+    // never have reached the caller.
+    return replayed(await follow(existing, session, ctx, existing.kind === 'background' ? 0 : yieldMs, args, {}));
   }
 
   let id = existing?.id ?? newId('executionTask');
@@ -275,7 +300,7 @@ async function start(
       let rec: CommandRecord | TaskRecord = r.cmd;
       // (A notice the guardian produces while this call waits — the shell fell back — comes with the next exec.)
       if (slot !== null && remaining() > 0 && rec.state === 'running') rec = await link.wait({ id, waitMs: remaining() }, ctx.signal).catch(cancelled);
-      return afterRecord(rec, link, ctx, r.notice);
+      return afterRecord(rec, link, ctx, undefined, r.notice);
     }
 
     let rec: TaskRecord;
@@ -342,15 +367,36 @@ function alreadyRunning(running: CommandRecord, args: ExecuteArgs, rs: string): 
   );
 }
 
-/** Syncs a fresh guardian record into its row and builds the result. */
-async function afterRecord(rec: CommandRecord | TaskRecord, link: GuardianLink, ctx: ToolContext, notice?: string): Promise<ToolOutcome> {
+/**
+ * Where an `attach`/`status`/`stdin` result starts showing output (issue 8): at `offset` when the
+ * caller gives one (for a piped task, 0 restarts both streams and another value is stdout's),
+ * else after what the last result showed.
+ */
+function continueFrom(row: TaskRow, offset: number | undefined): OutputOffsets {
+  if (row.kind === 'foreground') return { pty: offset ?? row.pty_shown ?? row.pty_start ?? 0 };
+  if (offset === 0) return { stdout: 0, stderr: 0 };
+  return { stdout: offset ?? row.stdout_shown ?? 0, stderr: row.stderr_shown ?? 0 };
+}
+
+/** Builds the result of a task and remembers how far it showed the output. */
+async function describeAndRemember(ctx: ToolContext, facts: Parameters<typeof describeTask>[0]): Promise<ToolOutcome> {
+  const d = await describeTask(facts);
+  ctx.services.execution.tasks.update(facts.row.id, { pty_shown: d.shown.pty, stdout_shown: d.shown.stdout, stderr_shown: d.shown.stderr });
+  return d.outcome;
+}
+
+/**
+ * Syncs a fresh guardian record into its row and builds the result: output from `from` (default its
+ * start, issue 8), with the shell's news (issue 9).
+ */
+async function afterRecord(rec: CommandRecord | TaskRecord, link: GuardianLink, ctx: ToolContext, from?: OutputOffsets, notice?: string): Promise<ToolOutcome> {
   if (rec.kind === 'command') ctx.services.sessions.noteCwd(link.gid, rec.cwd);
   const row = ctx.services.execution.sync.apply(rec) ?? ctx.services.execution.tasks.get(rec.id)!;
   const awaiting = rec.kind === 'command' && rec.awaitingInput === true && rec.state === 'running';
-  const screen = awaiting ? (await link.snapshot()).lines.join('\n').replace(/\n+$/, '') : undefined;
+  const screen = awaiting && rec.kind === 'command' ? await commandScreen(link, rec) : undefined;
   // Finished output is on disk already: read it there (no round trip); running output via the guardian.
   const source: ByteSource = row.state === 'running' ? guardianSource(link) : diskSource(ctx.services.layout, row.session_id);
-  const o = await describeTask({ row, source, awaitingInput: awaiting, ...(screen !== undefined ? { screen } : {}) });
+  const o = await describeAndRemember(ctx, { row, source, awaitingInput: awaiting, ...(screen !== undefined ? { screen } : {}), ...(from ? { from } : {}) });
   return withShellNews(o, rec.kind === 'command' && rec.queued === true && row.state === 'running', notice);
 }
 
@@ -380,8 +426,8 @@ function requireTask(args: ExecuteArgs, session: SessionRow, ctx: ToolContext): 
   return requireTaskRow(ctx.services.execution.tasks, args.execution_task_id, session.id, `action=${args.action}`);
 }
 
-/** `attach` (wait up to `waitMs`), `status` (no wait), and the answer to a repeated idempotent run. */
-async function follow(row: TaskRow, session: SessionRow, ctx: ToolContext, waitMs: number, args: ExecuteArgs): Promise<ToolOutcome> {
+/** `attach` (wait up to `waitMs`), `status` (no wait), and the answer to a repeated idempotent run; output from `from`. */
+async function follow(row: TaskRow, session: SessionRow, ctx: ToolContext, waitMs: number, args: ExecuteArgs, from: OutputOffsets): Promise<ToolOutcome> {
   const ex = ctx.services.execution;
   if (row.state === 'waiting_confirmation') {
     const argv = row.argv ? (JSON.parse(row.argv) as string[]) : null;
@@ -399,7 +445,7 @@ async function follow(row: TaskRow, session: SessionRow, ctx: ToolContext, waitM
   if (row.state === 'running') {
     try {
       const link = await ctx.services.sessions.ensureLink(session.id);
-      return await afterRecord(await link.wait({ id: row.id, waitMs }), link, ctx);
+      return await afterRecord(await link.wait({ id: row.id, waitMs }), link, ctx, from);
     } catch (err) {
       const code = (err as { code?: string }).code;
       if (code === 'SESSION_EXITED' || code === 'SESSION_NOT_FOUND') ex.sync.finaliseSession(session.id, null);
@@ -408,14 +454,14 @@ async function follow(row: TaskRow, session: SessionRow, ctx: ToolContext, waitM
       row = ex.tasks.get(row.id)!;
     }
   }
-  return describeTask({ row, source: diskSource(ctx.services.layout, session.id) });
+  return describeAndRemember(ctx, { row, source: diskSource(ctx.services.layout, session.id), from });
 }
 
 async function stop(row: TaskRow, session: SessionRow, ctx: ToolContext): Promise<ToolOutcome> {
-  if (row.state !== 'running') return follow(row, session, ctx, 0, { action: 'status', remote_session_id: session.id });
+  if (row.state !== 'running') return follow(row, session, ctx, 0, { action: 'status', remote_session_id: session.id }, continueFrom(row, undefined));
   const link = await ctx.services.sessions.ensureLink(session.id);
   ctx.services.execution.audit.append({ event: 'execute.stop', principal: ctx.call.principal, remote_session_id: session.id, execution_task_id: row.id, kind: row.kind });
-  return afterRecord(await link.stop(row.id), link, ctx);
+  return afterRecord(await link.stop(row.id), link, ctx, continueFrom(row, undefined));
 }
 
 // ---- stdin -----------------------------------------------------------------------------------
@@ -479,5 +525,5 @@ async function stdin(args: ExecuteArgs, session: SessionRow, ctx: ToolContext, y
     }
     throw new HoldfastError('BAD_REQUEST', `${fg.id} ended before the input was sent; nothing was typed — read its result with action=status`, { retryable: false });
   }
-  return afterRecord(await link.wait({ id: fg.id, waitMs: yieldMs }), link, ctx);
+  return afterRecord(await link.wait({ id: fg.id, waitMs: yieldMs }), link, ctx, continueFrom(row, undefined));
 }

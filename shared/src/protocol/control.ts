@@ -94,6 +94,19 @@ export const CallContext = z.object({
   mcp_session_id: z.string().optional(),
   /** `X-Holdfast-Conversation-Id` header, if sent. */
   conversation_header: z.string().optional(),
+  /**
+   * The conversation this call belongs to, for per-conversation state such as what was read
+   * (issue 8): the `X-Holdfast-Conversation-Id` header, else the transport session
+   * (`Mcp-Session-Id`), else one id per stdio connection; absent when the client names none
+   * (a 2026-07-28 request without the header). Affinity keys its own way (session tool).
+   */
+  conversation_id: z.string().max(200).optional(),
+  /**
+   * The longest one wait inside this call may last, ms (issue 8): set by the adapter when the
+   * request carries no progress token, because such clients give up after 60 s (SDK v1 default);
+   * `execute` then answers `accepted` with its task id instead of waiting longer.
+   */
+  wait_cap_ms: z.number().int().min(0).optional(),
   /** Default affinity configured on the adapter. */
   affinity: Affinity.optional(),
   /** JSON-RPC request id, for the usage log and audit. */
@@ -282,6 +295,12 @@ export const ControlMethods = {
       remote_session_id: Id.optional(),
       affinity: Affinity.default('workspace'),
       conversation_id: z.string().max(200).optional(),
+  /**
+   * The longest one wait inside this call may last, ms (issue 8): set by the adapter when the
+   * request carries no progress token, because such clients give up after 60 s (SDK v1 default);
+   * `execute` then answers `accepted` with its task id instead of waiting longer.
+   */
+  wait_cap_ms: z.number().int().min(0).optional(),
     }),
     result: z.object({ session: SessionView, created: z.boolean() }),
   },

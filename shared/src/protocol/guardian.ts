@@ -45,9 +45,10 @@ export const GEvents = {
 
 /**
  * Feature strings a guardian announces in its `welcome`. Issue 9: `status.wait_ready` (g.status
- * takes `waitReadyMs`), `stop.if_queued` (g.stop takes `ifQueued`).
+ * takes `waitReadyMs`), `stop.if_queued` (g.stop takes `ifQueued`). Issue 8: `snapshot.region`
+ * (g.snapshot takes `from`).
  */
-export const GUARDIAN_FEATURES = ['read.wait', 'exec.awaiting_input', 'spawn.argv', 'snapshot.text', 'sandbox', 'upstream.mcp', 'desktop', 'status.wait_ready', 'stop.if_queued'] as const;
+export const GUARDIAN_FEATURES = ['read.wait', 'exec.awaiting_input', 'spawn.argv', 'snapshot.text', 'sandbox', 'upstream.mcp', 'desktop', 'status.wait_ready', 'stop.if_queued', 'snapshot.region'] as const;
 
 /** Feature of guardians that host upstream MCP servers (`g.mcp.*`, issue 13). */
 export const UPSTREAM_MCP_FEATURE = 'upstream.mcp';
@@ -347,6 +348,23 @@ export interface ReadResult {
   exit_code: number | null;
 }
 
+/**
+ * `g.snapshot` params. `from` (feature `snapshot.region`, issue 8): show only what the output from
+ * this PTY offset on draws — a command's own region of the screen (a full-screen program's whole
+ * alternate screen), not earlier commands' output or the line that started it.
+ */
+export interface SnapshotParams {
+  from?: number;
+}
+
+/** True when `p` is valid `g.snapshot` params. */
+export function isSnapshotParams(p: unknown): p is SnapshotParams {
+  if (p === undefined || p === null) return true;
+  if (typeof p !== 'object') return false;
+  const from = (p as { from?: unknown }).from;
+  return from === undefined || (typeof from === 'number' && Number.isInteger(from) && from >= 0);
+}
+
 /** `g.snapshot`: the current screen from the headless terminal model. */
 export interface SnapshotResult {
   cols: number;
@@ -358,6 +376,8 @@ export interface SnapshotResult {
   cursor: { x: number; y: number };
   /** PTY offset the screen reflects. */
   offset: number;
+  /** `lines` are the region drawn from this offset on (`SnapshotParams.from`); absent: the whole screen. */
+  region?: { from: number };
 }
 
 /** `g.spawn`: start a background task in its own process group. */

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import * as z from 'zod';
 import type { ToolProfileName } from '../../config/schema.js';
 import type { ToolDef } from './envelope.js';
 import { artifactTool } from './artifact.js';
 import { editTool } from './edit.js';
 import { executeTool } from './execute.js';
+import { toolListing } from './json-schema.js';
 import { mcpTool } from './mcp-tool.js';
 import { moveOutTool } from './move-out.js';
 import { observeTool } from './observe.js';
@@ -29,6 +29,8 @@ import { screenshotCaptureTool } from './screenshot-capture.js';
 
 export * from './envelope.js';
 export * from './json-schema.js';
+export * from './action-rules.js';
+export * from './catalog-rules.js';
 export * from './read.js';
 export * from './edit.js';
 export * from './move-out.js';
@@ -102,17 +104,11 @@ export function findTool(name: string): ToolDef | undefined {
 let revision: string | undefined;
 
 /**
- * Tool-schema revision (issue 3 `runtime_read`): sha256 over every served tool's name,
- * annotations and JSON Schemas, so a client can tell when its cached catalogue is stale.
+ * Tool-schema revision (issue 3 `runtime_read`): sha256 over every served tool's `tools/list`
+ * entry (name, description, annotations, JSON Schemas), so a client can tell when its cached
+ * catalogue is stale.
  */
 export function toolSchemaRevision(): string {
-  if (revision) return revision;
-  const doc = TOOLS.map((t) => ({
-    name: t.name,
-    annotations: t.annotations,
-    input: z.toJSONSchema(t.input, { io: 'input' }),
-    output: t.output ? z.toJSONSchema(t.output) : null,
-  }));
-  revision = createHash('sha256').update(JSON.stringify(doc)).digest('hex').slice(0, 16);
+  revision ??= createHash('sha256').update(JSON.stringify(TOOLS.map(toolListing))).digest('hex').slice(0, 16);
   return revision;
 }

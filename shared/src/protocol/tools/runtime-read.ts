@@ -9,8 +9,8 @@ export const runtimeReadTool = {
   name: 'runtime_read',
   title: 'Read runtime facts',
   description:
-    'Read facts about this holdfast runtime. view=capabilities: version, build commit, supported MCP protocol versions, tool-schema revision hash, limits. ' +
-    'view=project: the project tasks of a workspace (package.json scripts, Makefile targets, Cargo/Go/pyproject conventions, .holdfast.yaml) for execute(task=NAME).',
+    'Facts about this holdfast runtime. view=capabilities: version, build, MCP protocol versions, tool-schema revision, limits. ' +
+    'view=project: a workspace\'s project tasks (package.json scripts, Makefile targets, Cargo/Go/pyproject conventions, .holdfast.yaml) for execute(task=NAME).',
   input: z.object({
     view: z.enum(['capabilities', 'project']).default('capabilities'),
     remote_session_id: z.string().optional().describe("view=project: this session's workspace"),
