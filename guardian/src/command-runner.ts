@@ -10,6 +10,7 @@ import { killEscalate } from './process-killer.js';
 import { procLink, readProcStat } from '@holdfast/shared/protocol';
 import type { MarkerEvent, PtyHost } from './pty-host.js';
 import type { ScreenModel } from './screen-model.js';
+import { prepareHandoff, type SecretHandoff } from './secrets/secret-pipe.js';
 
 /**
  * Foreground commands in the PTY (DESIGN §5): one at a time, exact boundaries from the shell
@@ -37,8 +38,13 @@ export interface CommandRunnerDeps {
   clock: Clock;
   /** Called once for every command that finished (for the `g.done` event). */
   onDone: (rec: CommandRecord) => void;
-  /** Folder for long commands typed as `eval "$(<file)"` (created 0700 on demand). */
+  /** Folder for long commands typed as `eval "$(<file)"` (created 0700 on demand); also holds secret pipes. */
   spillDir: string;
+  /**
+   * The values of held secrets by name, for `secrets` on `g.exec` (issue 12).
+   * @throws HoldfastError SECRET_NOT_FOUND.
+   */
+  secretValues?: (names: readonly string[]) => Record<string, Buffer>;
 }
 
 /** Cancellation and deadline of the request being served. */
@@ -54,6 +60,8 @@ interface Foreground {
   started: boolean;
   /** File holding a long command (removed when it finishes). */
   spillFile?: string;
+  /** Pipes handing secret values to the command (removed when it finishes). */
+  handoff?: SecretHandoff;
 }
 
 const copy = (r: CommandRecord): CommandRecord => ({ ...r });
@@ -102,6 +110,10 @@ export class CommandRunner {
       return { ok: false, reason: 'shell_exited', running: null };
     }
     if (this.fg) return { ok: false, reason: 'command_already_running', running: copy(this.fg.rec) };
+    if (p.secrets && p.secrets.length > 0) {
+      if (!this.d.secretValues) throw new HoldfastError('BAD_REQUEST', 'this guardian holds no secrets');
+      this.d.secretValues(p.secrets); // SECRET_NOT_FOUND before anything is typed
+    }
     this.d.clock.instruction(true);
     if (!this.d.host.ready) {
       await this.until(() => this.d.host.ready || this.closed, Date.now() + ShellTimings.SHELL_READY_WAIT_MS, ctx);
@@ -127,7 +139,9 @@ export class CommandRunner {
     this.lastInputAt = Date.now();
     let line: string;
     try {
-      line = commandLine(p.command, (text) => {
+      // With secrets, the command runs in a subshell that reads each value from a one-shot pipe.
+      if (p.secrets && p.secrets.length > 0) fg.handoff = prepareHandoff(this.d.spillDir, this.d.secretValues!(p.secrets) as Record<string, Buffer>);
+      line = commandLine(fg.handoff ? fg.handoff.wrap(p.command) : p.command, (text) => {
         mkdirSync(this.d.spillDir, { recursive: true, mode: 0o700 });
         fg.spillFile = join(this.d.spillDir, `${++this.spillCount}.sh`);
         writeFileSync(fg.spillFile, text, { mode: 0o600 });
@@ -135,9 +149,12 @@ export class CommandRunner {
       });
     } catch (err) {
       this.fg = null; // nothing was typed: the foreground is free again
+      fg.handoff?.dispose();
+      if (err instanceof HoldfastError) throw err;
       throw new HoldfastError('INTERNAL', `cannot write the command file: ${(err as Error).message}`);
     }
     this.d.host.write(`${prefix}${line}\r`);
+    void fg.handoff?.feed();
     // Until bash prints the start marker, outputStart is provisional (it would include the echo of
     // the command line): even a zero-wait exec waits for the marker, bounded.
     await this.until(() => fg.started || this.fg !== fg || this.closed, Date.now() + ShellTimings.START_MARKER_WAIT_MS, ctx);
@@ -260,6 +277,7 @@ export class CommandRunner {
     const cwd = procLink(this.d.host.pid, 'cwd');
     if (cwd !== null) rec.cwd = cwd;
     if (fg.spillFile) rmSync(fg.spillFile, { force: true });
+    fg.handoff?.dispose();
     this.finished.set(rec.id, rec);
     while (this.finished.size > CommandLimits.FINISHED_RECORDS_KEPT) this.finished.delete(this.finished.keys().next().value!);
     this.d.onDone(copy(rec));

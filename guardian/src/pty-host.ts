@@ -10,6 +10,7 @@ import { MarkerParser, type MarkerKind } from './marker-parser.js';
 import { killEscalate, type KillTargets } from './process-killer.js';
 import { innermostPid, type Launch } from './sandbox-launch.js';
 import { supportsIntegration, type IntegrationFiles } from './shell-integration.js';
+import { NO_PATTERNS, StreamRedactor, type PatternSet } from './secrets/redactor.js';
 
 /**
  * The session's one interactive shell in a PTY (DESIGN §5), node-pty with raw bytes
@@ -57,6 +58,12 @@ export interface PtyHostOptions {
   clock: Clock;
   /** Runs the shell inside the session's sandbox (issue 17, sandbox-launch.ts); absent = as is. */
   wrap?: (file: string, args: string[], cwd: string) => Launch;
+  /**
+   * Secret values replaced by `[secret:NAME]` before bytes reach the PTY log (and so the screen
+   * model, readers and every result; issue 12). A held-back partial value is released at each
+   * marker and when the shell exits.
+   */
+  redaction?: () => PatternSet;
 }
 
 type Mode = 'rc' | 'norc' | 'plain';
@@ -105,9 +112,11 @@ export class PtyHost extends EventEmitter<{ marker: [MarkerEvent]; output: []; r
   /** No shell is started any more (the guardian is ending). */
   private final = false;
   private resetting: Promise<void> | null = null;
+  private readonly redactor: StreamRedactor;
 
   constructor(private readonly opts: PtyHostOptions) {
     super();
+    this.redactor = new StreamRedactor(opts.redaction ?? (() => NO_PATTERNS));
     this.cols = opts.cols;
     this.rows = opts.rows;
   }
@@ -268,6 +277,7 @@ export class PtyHost extends EventEmitter<{ marker: [MarkerEvent]; output: []; r
     p.onExit(({ exitCode, signal }) => {
       const rest = inst.parser.flush();
       if (rest.length > 0) this.appendClean(rest);
+      this.opts.log.append(this.redactor.flush());
       inst.alive = false;
       const sig = signal ? (SIGNAL_NAMES[signal] ?? `SIG${signal}`) : null;
       const info: ShellExit = { generation: inst.generation, pid: inst.pid, exitCode: sig ? null : exitCode, signal: sig, expected: inst.expected };
@@ -299,17 +309,20 @@ export class PtyHost extends EventEmitter<{ marker: [MarkerEvent]; output: []; r
     this.rcTimer = null;
   }
 
+  /** Appends clean PTY bytes through the secret redactor. */
   private appendClean(data: Buffer): void {
-    this.opts.log.append(data);
+    this.opts.log.append(this.redactor.push(data));
   }
 
   private onData(inst: Instance, chunk: Buffer): void {
     const items = inst.parser.push(chunk);
     for (const it of items) {
       if ('data' in it) {
-        this.opts.log.append(it.data);
+        this.appendClean(it.data);
         continue;
       }
+      // A value never spans a marker: what was held back belongs before it.
+      this.opts.log.append(this.redactor.flush());
       if (inst !== this.inst) continue; // markers of an ended shell mean nothing any more
       if (it.marker === 'A' && !inst.ready) {
         inst.ready = true;

@@ -32,6 +32,8 @@ import { sandboxEnv, sandboxLaunch } from './sandbox-launch.js';
 import { writeIntegrationFiles } from './shell-integration.js';
 import { TaskRunner } from './task-runner.js';
 import { UpstreamHost } from './upstream/upstream-host.js';
+import { SecretPages } from './secrets/secret-page.js';
+import { SecretStore } from './secrets/secret-store.js';
 
 /**
  * One guardian = one remote session (DESIGN §1, §5): wires the PTY shell, foreground commands,
@@ -60,6 +62,9 @@ export class Session {
   readonly upstream: UpstreamHost;
   readonly reader: OutputReader;
   readonly server: GuardianServer;
+  /** Secrets given to the session, in memory only, and their loopback pages (issue 12). */
+  readonly secrets = new SecretStore();
+  readonly secretPages = new SecretPages(this.secrets);
   private readonly orphan: OrphanTimer;
   private manifestWritten = false;
   private ending: Promise<ExitRecord> | null = null;
@@ -82,7 +87,19 @@ export class Session {
 
     const cols = spec.cols > 0 ? Math.min(spec.cols, 1000) : SessionDefaults.PTY_COLS;
     const rows = spec.rows > 0 ? Math.min(spec.rows, 1000) : SessionDefaults.PTY_ROWS;
-    this.host = new PtyHost({ cwd: spec.cwd, cols, rows, env: shellEnv, shellPath, nonce: this.nonce, files, log: this.ptyLog, clock: this.clock, ...(wrap ? { wrap } : {}) });
+    this.host = new PtyHost({
+      cwd: spec.cwd,
+      cols,
+      rows,
+      env: shellEnv,
+      shellPath,
+      nonce: this.nonce,
+      files,
+      log: this.ptyLog,
+      clock: this.clock,
+      redaction: this.secrets.patterns,
+      ...(wrap ? { wrap } : {}),
+    });
     this.screen = new ScreenModel(this.ptyLog, cols, rows);
     this.commands = new CommandRunner({
       host: this.host,
@@ -91,6 +108,7 @@ export class Session {
       clock: this.clock,
       onDone: (rec) => this.server.broadcast(GEvents.done, rec),
       spillDir: join(spec.sessionDir, 'shell', 'cmd'),
+      secretValues: (names) => this.secrets.buffers(names),
     });
     this.tasks = new TaskRunner({
       sessionDir: spec.sessionDir,
@@ -102,6 +120,8 @@ export class Session {
         this.reader.notify(`task:${id}:stdout`);
         this.reader.notify(`task:${id}:stderr`);
       },
+      redaction: this.secrets.patterns,
+      secretEnv: (names) => this.secrets.values(names),
       ...(wrap ? { wrap } : {}),
     });
     this.upstream = new UpstreamHost({ sessionDir: spec.sessionDir, baseEnv, cwd: spec.cwd });
@@ -241,6 +261,8 @@ export class Session {
 
   private async finish(reason: ExitReason, shellExit: ShellExit | null, code: number | null): Promise<ExitRecord> {
     await this.tasks.settle(1500);
+    this.secretPages.close();
+    this.secrets.clear();
     this.commands.close();
     this.reader.notifyAll();
     const tasks: ExitRecord['finalOffsets']['tasks'] = {};

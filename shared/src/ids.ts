@@ -18,6 +18,8 @@ export const ID_PREFIXES = {
   moveRequest: 'mv_',
   /** An activity turn: a new one starts with each `activity.intent` (issue 11). */
   turn: 'tn_',
+  /** An environment snapshot saved by `environment` (issue 12). */
+  environmentSnapshot: 'env_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -5,7 +5,7 @@ import * as z from 'zod';
  * `structuredContent = {status, type, context, data, error, hints, actions}`.
  * `actions` are ready-to-call continuations; `context` carries only ids that exist for this result.
  */
-export const ResultStatus = z.enum(['succeeded', 'accepted', 'waiting_confirmation', 'interrupted', 'failed', 'completed_with_issues']);
+export const ResultStatus = z.enum(['succeeded', 'accepted', 'waiting_confirmation', 'waiting_user', 'interrupted', 'failed', 'completed_with_issues']);
 export type ResultStatus = z.infer<typeof ResultStatus>;
 
 export const ResultContext = z.object({

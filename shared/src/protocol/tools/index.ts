@@ -4,14 +4,18 @@ import type { ToolProfileName } from '../../config/schema.js';
 import type { ToolDef } from './envelope.js';
 import { artifactTool } from './artifact.js';
 import { editTool } from './edit.js';
+import { environmentReadTool, environmentTool } from './environment.js';
 import { executeTool } from './execute.js';
 import { mcpTool } from './mcp-tool.js';
 import { moveOutTool } from './move-out.js';
 import { observeTool } from './observe.js';
+import { operationBatchTool } from './operation-batch.js';
+import { operationManageTool } from './operation-manage.js';
 import { planTool } from './plan.js';
 import { progressTool } from './progress.js';
 import { readTool } from './read.js';
 import { runtimeReadTool } from './runtime-read.js';
+import { secretProvideTool } from './secret-provide.js';
 import { sessionTool } from './session.js';
 import { skillTool } from './skill-tool.js';
 import { withWorkTracking } from './work-tracking.js';
@@ -28,6 +32,10 @@ export * from './plan.js';
 export * from './progress.js';
 export * from './artifact.js';
 export * from './work-tracking.js';
+export * from './operation-batch.js';
+export * from './operation-manage.js';
+export * from './environment.js';
+export * from './secret-provide.js';
 export { executeTool, mcpTool, observeTool, runtimeReadTool, sessionTool, skillTool, workspaceTool };
 
 /**
@@ -38,6 +46,7 @@ export { executeTool, mcpTool, observeTool, runtimeReadTool, sessionTool, skillT
  */
 export const TOOLS: readonly ToolDef[] = [
   workspaceTool, sessionTool, readTool, editTool, moveOutTool, executeTool, observeTool, runtimeReadTool, progressTool, planTool, artifactTool, skillTool, mcpTool,
+  operationBatchTool, operationManageTool, environmentTool, environmentReadTool, secretProvideTool,
 ].map(withWorkTracking);
 
 /** Every tool name DESIGN §6.4 reserves (a principal may name one before it is served). */
