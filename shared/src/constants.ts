@@ -196,8 +196,10 @@ export const OperationLimits = {
   CONCURRENCY_MAX: 8,
   /** Operation ids per `operation_manage(status|result)`. */
   IDS_MAX: 32,
-  /** Default wait of `execution_mode: "sync"` and of `wait`, ms. */
+  /** Default wait of `execution_mode: "sync"` and of `confirm`, ms. */
   DEFAULT_YIELD_MS: 10_000,
+  /** How long `operation_manage(action="wait")` waits at most, ms (capped below the request timeout). */
+  WAIT_MS: 25_000,
   /** One page of `result` (and the expanded results of `wait`), bytes of JSON. */
   RESULT_PAGE_BYTES: 48 * 1024,
   /** How often waiting steps are looked at (confirmed elsewhere, task still alive), ms. */

@@ -51,6 +51,8 @@ export interface CallOrigin {
   signal: AbortSignal;
   /** Set when the client asked for progress (its request had a `progressToken`). */
   onProgress?: ProgressSink | undefined;
+  /** URL-mode elicitation: whether the client supports it, and its answer on a re-run (issue 12). */
+  elicitation?: CallContext['elicitation'];
 }
 
 /**
@@ -175,6 +177,7 @@ export class ToolForwarder {
     if (origin.mcpSessionId !== undefined) context.mcp_session_id = origin.mcpSessionId;
     if (origin.conversationHeader !== undefined) context.conversation_header = origin.conversationHeader;
     if (origin.principal.sandbox !== undefined) context.sandbox = origin.principal.sandbox;
+    if (origin.elicitation !== undefined) context.elicitation = origin.elicitation;
     const args = withRetryKey(name, parsed.value);
     const retry = entry.retryFor(args);
     try {

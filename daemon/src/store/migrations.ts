@@ -1,3 +1,4 @@
+import { OPERATIONS_MIGRATION } from './operations-migration.js';
 import { ROLES_OAUTH_MIGRATION } from './roles-oauth-migration.js';
 import { EXTENSIONS_MIGRATION } from './extensions-migration.js';
 import { TASKS_MIGRATION } from './tasks-migration.js';
@@ -151,4 +152,5 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
   },
   EXTENSIONS_MIGRATION,
   WORK_MIGRATION,
+  OPERATIONS_MIGRATION,
 ];

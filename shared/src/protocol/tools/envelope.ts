@@ -73,6 +73,20 @@ export type ToolInputSchema = z.ZodObject | z.ZodDiscriminatedUnion<readonly z.Z
  */
 export const ENVELOPE_META_KEY = 'holdfast/envelope';
 
+/**
+ * `_meta` key of a daemon result asking the adapter to show the user a URL through URL-mode
+ * elicitation (MCP 2025-11-25; issue 12 `secret_provide`): `{mode: "url", url, message}`. The
+ * adapter always removes it — the URL carries a one-time token and never reaches the model.
+ */
+export const ELICITATION_META_KEY = 'holdfast/elicitation';
+
+/** What {@link ELICITATION_META_KEY} carries. */
+export interface UrlElicitationRequest {
+  mode: 'url';
+  url: string;
+  message: string;
+}
+
 /** One tool of the catalogue: the contract shared by the adapter (schemas) and the daemon (parsing). */
 export interface ToolDef<I extends ToolInputSchema = ToolInputSchema, O extends z.ZodObject = z.ZodObject> {
   name: string;

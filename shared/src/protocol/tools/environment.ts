@@ -10,9 +10,8 @@ import { leanString } from './lean.js';
  */
 export const environmentTool = {
   name: 'environment',
-  title: 'Save an environment snapshot',
-  description:
-    'Save a snapshot of the environment commands run in (OS, CPUs, memory, disk, locale, shell, PATH, toolchain versions, variable names) for environment_read. Returns snapshot_id.',
+  title: 'Save environment',
+  description: 'Save an environment snapshot for environment_read.',
   input: z.object({
     remote_session_id: z.string(),
     label: leanString(200).optional(),
@@ -28,16 +27,13 @@ export const environmentTool = {
  */
 export const environmentReadTool = {
   name: 'environment_read',
-  title: 'Read the environment',
-  description:
-    'The environment commands run in: OS, CPUs, memory, disk, locale, shell, PATH, toolchain versions (each probe bounded), variable names only. ' +
-    'view=current (cached 60 s; refresh=true reads again), snapshot (snapshot_id, or the list), compare (snapshot_id against another snapshot or now: added, removed, changed).',
+  title: 'Environment',
+  description: 'compare: snapshot_id against another id or now.',
   input: z.object({
-    view: z.enum(['current', 'snapshot', 'compare']).default('current'),
+    view: z.enum(['current', 'snapshot', 'compare']),
     remote_session_id: z.string(),
     snapshot_id: leanString(40).optional(),
     against: leanString(40).optional(),
-    refresh: z.boolean().optional(),
   }),
   output: envelopeSchema(LooseData),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

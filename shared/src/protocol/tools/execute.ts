@@ -23,7 +23,7 @@ export const executeTool = {
     task: z.string().min(1).max(200).optional().describe('Project task name (npm:build, make:test, or plain build)'),
     cwd: z.string().optional().describe('Working directory for this call only, relative to the workspace root: the command runs in a subshell there, so its cd, export and traps do not persist'),
     env: z.record(z.string(), z.string()).optional(),
-    secrets: z.array(z.string()).optional().describe('Names from secret_provide, set as env vars'),
+    secrets: z.array(z.string()).optional().describe('Secret names to set in env'),
     yield_time_ms: z.number().int().min(0).max(120000).optional().describe('Wait at most this long (default 10000)'),
     background: z.boolean().optional().describe('Start as a background task at once'),
     execution_task_id: z.string().optional().describe('For attach, stop, stdin, status'),

@@ -1,13 +1,13 @@
 import * as z from 'zod';
 import { OperationLimits } from '../../constants.js';
 import { envelopeSchema, LooseData, type ToolDef } from './envelope.js';
-import { leanArray, leanString } from './lean.js';
+import { leanArray, leanInt, leanString } from './lean.js';
 
 /** Tools a batch step may never name (issue 12): the operation tools themselves, and tools that need the user in the loop or end the session. */
 export const UNBATCHABLE_TOOLS: readonly string[] = ['operation_batch', 'operation_manage', 'secret_provide', 'session'];
 
-/** One step of a batch: an ordinary call of a session tool, run once every step in `depends_on` succeeded. */
-export const BatchStep = z.object({
+/** One step of a batch: an ordinary call of a session tool, run once every step in `depends_on` succeeded (checked strictly: unknown keys are refused). */
+export const BatchStep = z.strictObject({
   id: leanString(64, 1),
   tool: leanString(64, 1),
   arguments: z.looseObject({}).optional(),
@@ -25,18 +25,18 @@ export type BatchStep = z.infer<typeof BatchStep>;
  */
 export const operationBatchTool = {
   name: 'operation_batch',
-  title: 'Run tool calls as one operation',
+  title: 'Batch tool calls',
   description:
-    'Run 1-32 tool calls of this session as one operation: steps [{id, tool, arguments, depends_on}]. Independent steps run concurrently; a step starts once its dependencies succeeded, a failed step skips its dependents. ' +
-    'Each step is an ordinary call (policy, confirmation, audit). execution_mode=sync waits up to yield_time_ms, async returns accepted with operation_id (then operation_manage). ' +
-    'Same run_id+operation_id again returns that operation, never reruns it.',
+    'Up to 32 tool calls as one operation: steps [{id, tool, arguments, depends_on}]. A step runs once its depends_on succeeded; a failure skips dependents. ' +
+    'async (or sync past yield_time_ms) gives operation_id for operation_manage. Same run_id+operation_id never reruns.',
   input: z.object({
     remote_session_id: z.string(),
-    steps: leanArray(BatchStep, OperationLimits.STEPS_MAX),
+    // Listed as bare objects (the description names their keys); checked strictly with BatchStep.
+    steps: leanArray(z.looseObject({}), OperationLimits.STEPS_MAX),
     execution_mode: z.enum(['sync', 'async']).default('sync'),
-    yield_time_ms: z.number().int().min(0).max(120000).optional(),
+    yield_time_ms: leanInt().optional(),
     run_id: leanString(200, 1).optional(),
-    operation_id: leanString(40).optional().describe('op_ + ULID, to repeat safely'),
+    operation_id: leanString(40).optional().describe('op_+ULID'),
   }),
   output: envelopeSchema(LooseData),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },

@@ -10,14 +10,12 @@ import { leanString } from './lean.js';
  */
 export const secretProvideTool = {
   name: 'secret_provide',
-  title: 'Ask the user for a secret',
-  description:
-    'Ask the user for a secret (token, password) by name and purpose; you never see the value. waiting_user: tell the user to run the given command in their terminal, then action=status. ' +
-    'Use it with execute(secrets=[name]); output shows [secret:NAME]. forget drops it.',
+  title: 'Secrets',
+  description: 'Ask the user for a secret (name, purpose); you never see it. waiting_user: the user runs the given command, then call status. Use via execute(secrets).',
   input: z.object({
-    action: z.enum(['request', 'status', 'forget']).default('request'),
+    action: z.enum(['request', 'status', 'forget']),
     remote_session_id: z.string(),
-    name: leanString(64, 1).describe('Env variable name'),
+    name: leanString(64, 1),
     purpose: leanString(300).optional(),
   }),
   output: envelopeSchema(LooseData),
