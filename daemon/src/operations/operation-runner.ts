@@ -46,6 +46,21 @@ interface LiveOp {
 
 /** Longest single wait of a step that follows a running execute task, ms (below the request ceiling). */
 const FOLLOW_WAIT_MS = 100_000;
+/** A step whose command waits for input is looked at again after this, ms. */
+const AWAITING_INPUT_PAUSE_MS = 5000;
+
+/** Resolves after `ms` or when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
 
 /** The §6.3 envelope of a tool result (`structuredContent`, or `_meta` for a pass-through tool). */
 export function resultEnvelope(r: ToolCallResult): Envelope | null {
@@ -59,9 +74,15 @@ function errorResult(err: unknown): ToolCallResult {
   return { content: [{ type: 'text', text: `${w.code}: ${w.message}` }], structuredContent: envelope as unknown as Record<string, unknown>, isError: true };
 }
 
-/** The step state a final result leaves (issue 12): only `succeeded` lets dependents start. */
-function stateOf(env: Envelope | null, r: ToolCallResult): StepState {
+/**
+ * The step state a final result leaves (issue 12): only `succeeded` lets dependents start. A call
+ * that ran a command succeeds only when the command exited 0 (execute answers `succeeded` for any
+ * exit code: it did run).
+ */
+export function stateOf(env: Envelope | null, r: ToolCallResult): StepState {
   const status = env?.status ?? (r.isError ? 'failed' : 'succeeded');
+  const data = (env?.data ?? {}) as { exit_code?: unknown; signal?: unknown };
+  if (status === 'succeeded' && ('exit_code' in data || typeof data.signal === 'string') && data.exit_code !== 0) return 'failed';
   if (status === 'succeeded' || status === 'accepted') return 'succeeded';
   if (status === 'waiting_confirmation') return 'waiting_confirmation';
   if (status === 'interrupted') return 'interrupted';
@@ -373,6 +394,8 @@ export class OperationRunner {
             this.setStep(op, s, { execution_task_id: task });
           }
           if (env?.status !== 'accepted' || task === null) break;
+          // A command waiting for input answers at once: look again after a pause, not in a loop.
+          if (env.type === 'execute.awaiting_input' && !op.cancelling) await pause(AWAITING_INPUT_PAUSE_MS, abort.signal);
           if (op.cancelling) await this.stopTask(op, s);
           result = await this.attach(op, task, op.cancelling ? new AbortController().signal : abort.signal, event, op.cancelling ? 0 : FOLLOW_WAIT_MS);
           if (op.cancelling) break;
@@ -386,11 +409,13 @@ export class OperationRunner {
       let state = stateOf(env, result);
       if (op.cancelling && state !== 'succeeded') state = 'cancelled';
       const terminal = TERMINAL_STEP_STATES.has(state);
+      const exit = (env?.data as { exit_code?: unknown } | null)?.exit_code;
+      const error = env?.error ? `${env.error.code}: ${env.error.message}`.slice(0, 500) : state === 'failed' && exit !== undefined ? `exit code ${String(exit)}` : undefined;
       this.setStep(op, s, {
         state,
         result: JSON.stringify(result),
         ...(terminal ? { ended_at: Date.now() } : {}),
-        ...(env?.error ? { error: `${env.error.code}: ${env.error.message}`.slice(0, 500) } : {}),
+        ...(error ? { error } : {}),
       });
       this.schedule(op);
     })();
