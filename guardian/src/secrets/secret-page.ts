@@ -35,7 +35,7 @@ export class SecretPages {
 
   /** Opens a page for `name` valid `ttlMs`; returns its one-time URL (token in the fragment). */
   async open(name: string, purpose: string, ttlMs: number): Promise<{ url: string; expiresAt: number }> {
-    this.cancel(name, false);
+    this.closePairing(name);
     await this.server.listen();
     const t = this.pairings.create({ name, purpose }, ttlMs);
     this.byName.set(name, t.id);
@@ -46,13 +46,23 @@ export class SecretPages {
 
   /** Closes the open page of `name` (declined by the user, or replaced); marks the request declined when asked. */
   cancel(name: string, declined: boolean): void {
-    const id = this.byName.get(name);
-    if (id === undefined) return;
-    this.pairings.close(id);
-    this.byName.delete(name);
+    if (!this.closePairing(name)) return;
     if (declined) this.store.setPage(name, { expiresAt: Date.now(), state: 'declined' });
     else this.store.setPage(name, undefined);
-    this.stopIfIdle();
+    this.idleSoon();
+  }
+
+  /** Looks for an idle server shortly (never inside a request: its answer must go out first). */
+  private idleSoon(): void {
+    setTimeout(() => this.stopIfIdle(), 1000).unref();
+  }
+
+  private closePairing(name: string): boolean {
+    const id = this.byName.get(name);
+    if (id === undefined) return false;
+    this.pairings.close(id);
+    this.byName.delete(name);
+    return true;
   }
 
   /** Stops the server (the session ends). */
@@ -124,7 +134,7 @@ export class SecretPages {
     }
     this.pairings.close(id);
     this.byName.delete(name);
-    this.stopIfIdle();
+    this.idleSoon();
     log(`secret ${name} provided through its page`);
     return { status: 200, json: { ok: true, name } };
   }
