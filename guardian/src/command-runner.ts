@@ -6,11 +6,13 @@ import type { Clock } from './clock.js';
 import { commandLine, typedLineFromEcho } from './command-line.js';
 import { CommandLimits, ShellTimings } from './constants.js';
 import { looksLikePrompt, probeForeground } from './input-probe.js';
+import { log } from './log.js';
 import { killEscalate } from './process-killer.js';
 import { procLink, readProcStat } from '@holdfast/shared/protocol';
 import type { MarkerEvent, PtyHost } from './pty-host.js';
 import type { ScreenModel } from './screen-model.js';
 import { prepareHandoff, type SecretHandoff } from './secrets/secret-pipe.js';
+import type { TerminalSanity } from './terminal-sanity.js';
 
 /**
  * Foreground commands in the PTY (DESIGN §5): one at a time, exact boundaries from the shell
@@ -30,6 +32,13 @@ import { prepareHandoff, type SecretHandoff } from './secrets/secret-pipe.js';
  * quiet for `quietMs` (counted from the later of the last output, the last input and the start
  * of the call) and the foreground reads the terminal — or waits in poll/select with a prompt-like
  * cursor line or a full-screen program on the alternate screen.
+ *
+ * `exec` takes the foreground at once and types the command as soon as the shell is at its
+ * prompt (issue 9, item 5): `waitMs` counts from the call's start, also on a new session whose
+ * shell is still loading the user's files — the answer may be the record still `queued` (not
+ * typed yet), which is typed later unless it is stopped. A call aborted (cancelled by the client,
+ * its connection gone, its deadline passed) before the command was typed ends it untyped: it
+ * never starts (`notStarted: 'cancelled'`, item 4).
  */
 export interface CommandRunnerDeps {
   host: PtyHost;
@@ -45,6 +54,8 @@ export interface CommandRunnerDeps {
    * @throws HoldfastError SECRET_NOT_FOUND.
    */
   secretValues?: (names: readonly string[]) => Record<string, Buffer>;
+  /** Asks the next prompt to restore the terminal modes (issue 9, item 7). */
+  sanity: TerminalSanity;
 }
 
 /** Cancellation and deadline of the request being served. */
@@ -56,11 +67,13 @@ export interface WaitContext {
 
 interface Foreground {
   rec: CommandRecord;
+  /** The line was typed into the shell. */
+  typed: boolean;
   /** The `C` marker was seen. */
   started: boolean;
-  /** File holding a long command (removed when it finishes). */
-  spillFile?: string;
-  /** Pipes handing secret values to the command (removed when it finishes). */
+  /** Files holding a long command (removed when it finishes). */
+  spillFiles: string[];
+  /** Pipes handing secret values to the command (removed when it finishes; issue 12). */
   handoff?: SecretHandoff;
 }
 
@@ -104,32 +117,68 @@ export class CommandRunner {
     return r ? copy(r) : null;
   }
 
-  /** `g.exec` (see the class comment). Refusals are values: already running, shell not ready/exited. */
+  /** `g.exec` (see the class comment). Refusals are values: already running, shell not ready/exited, cancelled. */
   async exec(p: ExecParams, ctx: WaitContext = {}): Promise<ExecResult> {
+    const callStart = Date.now();
     if (this.closed || (!this.d.host.alive && this.d.host.lastExit && !this.d.host.lastExit.expected)) {
       return { ok: false, reason: 'shell_exited', running: null };
     }
     if (this.fg) return { ok: false, reason: 'command_already_running', running: copy(this.fg.rec) };
+    if (ctx.signal?.aborted) return { ok: false, reason: 'cancelled', running: null };
     if (p.secrets && p.secrets.length > 0) {
       if (!this.d.secretValues) throw new HoldfastError('BAD_REQUEST', 'this guardian holds no secrets');
-      this.d.secretValues(p.secrets); // SECRET_NOT_FOUND before anything is typed
+      for (const b of Object.values(this.d.secretValues(p.secrets))) b.fill(0); // SECRET_NOT_FOUND before anything is typed
     }
     this.d.clock.instruction(true);
-    if (!this.d.host.ready) {
-      await this.until(() => this.d.host.ready || this.closed, Date.now() + ShellTimings.SHELL_READY_WAIT_MS, ctx);
-      if (this.closed) return { ok: false, reason: 'shell_exited', running: null };
-      if (!this.d.host.ready) return { ok: false, reason: 'shell_not_ready', running: null };
-    }
-    if (!this.atPrompt && !this.fg) {
-      await this.until(() => this.atPrompt || this.fg !== null || this.closed, Date.now() + ShellTimings.PROMPT_WAIT_MS, ctx);
-    }
-    if (this.closed) return { ok: false, reason: 'shell_exited', running: null };
-    const busy = this.foreground; // re-read: the waits above may have let another command start
-    if (busy) return { ok: false, reason: 'command_already_running', running: busy };
-    const rec: CommandRecord = { kind: 'command', id: p.id, command: p.command, state: 'running', startedAt: Date.now(), outputStart: this.d.log.end };
-    const fg: Foreground = { rec, started: false };
+    const display = p.display ?? p.command;
+    const rec: CommandRecord = { kind: 'command', id: p.id, command: display, state: 'running', startedAt: callStart, outputStart: this.d.log.end, queued: true };
+    const fg: Foreground = { rec, typed: false, started: false, spillFiles: [] };
     this.fg = fg;
     this.finished.delete(p.id);
+    const typing = this.typeWhenReady(fg, p.command, display, p.secrets ?? []);
+    const deadline = Math.min(callStart + p.waitMs, ctx.deadline ?? Infinity);
+    // Wait for the line to be typed, bounded by this call's own deadline (not the shell's start-up).
+    await this.until(() => fg.typed || this.fg !== fg || this.closed, deadline, ctx);
+    if (!fg.typed && this.fg === fg) {
+      if (ctx.signal?.aborted) {
+        this.finish(fg, null, this.d.log.end, 'cancelled');
+        return { ok: false, reason: 'cancelled', running: null };
+      }
+      return this.answer(fg);
+    }
+    if ((await typing) !== 'typed') {
+      // Ended before it was typed: stopped (an answer), or the shell never became ready (a refusal).
+      const r = this.get(p.id);
+      if (r?.notStarted === 'shell_not_ready' || r?.notStarted === 'shell_exited') return { ok: false, reason: r.notStarted, running: null };
+      return this.answer(fg, r);
+    }
+    // Until bash prints the start marker, outputStart is provisional (it would include the echo of
+    // the command line): even a zero-wait exec waits for the marker, bounded.
+    await this.until(() => fg.started || this.fg !== fg || this.closed, Date.now() + ShellTimings.START_MARKER_WAIT_MS, ctx);
+    if (!fg.started && this.fg === fg) this.d.host.releaseEcho();
+    const cmd = await this.waitRecord(p.id, Math.max(0, deadline - Date.now()), p.quietMs ?? CommandLimits.DEFAULT_QUIET_MS, ctx, callStart);
+    return this.answer(fg, cmd);
+  }
+
+  /** The `ok` answer of exec, with the shell notice the caller has not had yet. */
+  private answer(fg: Foreground, cmd?: CommandRecord | null): ExecResult {
+    const notice = this.d.host.takeNotice();
+    return { ok: true, cmd: cmd ?? copy(fg.rec), ...(notice !== null ? { notice } : {}) };
+  }
+
+  /**
+   * Types `command` for `fg` once the shell shows its prompt. Resolves `typed`, or `gone` when the
+   * record ended first (stopped, cancelled, shell gone) or the shell never became ready — then the
+   * record is finished untyped.
+   */
+  private async typeWhenReady(fg: Foreground, command: string, display: string, secrets: readonly string[]): Promise<'typed' | 'gone'> {
+    const mine = (): boolean => this.fg === fg && !this.closed;
+    if (!this.d.host.ready) {
+      await this.until(() => this.d.host.ready || !mine(), Date.now() + this.d.host.startupBudgetMs, {});
+      if (mine() && !this.d.host.ready) this.finish(fg, null, this.d.log.end, this.d.host.alive ? 'shell_not_ready' : 'shell_exited');
+    }
+    if (mine() && !this.atPrompt) await this.until(() => this.atPrompt || !mine(), Date.now() + ShellTimings.PROMPT_WAIT_MS, {});
+    if (!mine()) return 'gone';
     // Ctrl-E Ctrl-U: clear whatever readline holds (a partial line typed at the prompt or left
     // over from input meant for the previous command) so it is never run with our command.
     const prefix = this.dirtyPrompt || this.typedAhead ? '\x05\x15' : '';
@@ -139,27 +188,34 @@ export class CommandRunner {
     this.lastInputAt = Date.now();
     let line: string;
     try {
-      // With secrets, the command runs in a subshell that reads each value from a one-shot pipe.
-      if (p.secrets && p.secrets.length > 0) fg.handoff = prepareHandoff(this.d.spillDir, this.d.secretValues!(p.secrets) as Record<string, Buffer>);
-      line = commandLine(fg.handoff ? fg.handoff.wrap(p.command) : p.command, (text) => {
-        mkdirSync(this.d.spillDir, { recursive: true, mode: 0o700 });
-        fg.spillFile = join(this.d.spillDir, `${++this.spillCount}.sh`);
-        writeFileSync(fg.spillFile, text, { mode: 0o600 });
-        return fg.spillFile;
-      });
+      // With secrets, the command runs in a subshell that reads each value from a one-shot pipe
+      // (its echo still shows `display`): nothing with a value is typed or written to a file.
+      if (secrets.length > 0) fg.handoff = prepareHandoff(this.d.spillDir, this.d.secretValues!(secrets));
+      line = commandLine(
+        fg.handoff ? fg.handoff.wrap(command) : command,
+        (text) => {
+          mkdirSync(this.d.spillDir, { recursive: true, mode: 0o700 });
+          const file = join(this.d.spillDir, `${++this.spillCount}.sh`);
+          fg.spillFiles.push(file);
+          writeFileSync(file, text, { mode: 0o600 });
+          return file;
+        },
+        display,
+      );
     } catch (err) {
-      this.fg = null; // nothing was typed: the foreground is free again
+      log(`cannot write the command file: ${(err as Error).message}`);
       fg.handoff?.dispose();
-      if (err instanceof HoldfastError) throw err;
-      throw new HoldfastError('INTERNAL', `cannot write the command file: ${(err as Error).message}`);
+      this.finish(fg, null, this.d.log.end, 'shell_not_ready');
+      return 'gone';
     }
-    this.d.host.write(`${prefix}${line}\r`);
+    fg.rec.outputStart = this.d.log.end;
+    fg.typed = true;
+    this.d.sanity.noteCommand(display);
+    delete fg.rec.queued;
+    this.d.host.typeLine(prefix, line, display);
     void fg.handoff?.feed();
-    // Until bash prints the start marker, outputStart is provisional (it would include the echo of
-    // the command line): even a zero-wait exec waits for the marker, bounded.
-    await this.until(() => fg.started || this.fg !== fg || this.closed, Date.now() + ShellTimings.START_MARKER_WAIT_MS, ctx);
-    const cmd = await this.waitRecord(p.id, p.waitMs, p.quietMs ?? CommandLimits.DEFAULT_QUIET_MS, ctx);
-    return { ok: true, cmd: cmd ?? copy(rec) };
+    this.notify();
+    return 'typed';
   }
 
   /** `g.wait` for a command id; null when the id is not a known command. */
@@ -176,25 +232,38 @@ export class CommandRunner {
     this.d.clock.instruction(true);
     this.lastInputAt = Date.now();
     if (this.atPrompt) this.dirtyPrompt = true;
-    else this.typedAhead = true;
+    else {
+      this.typedAhead = true;
+      this.d.sanity.request(); // a program is being used interactively
+    }
     if (this.fg) delete this.fg.rec.awaitingInput;
     this.d.host.write(data);
   }
 
   /**
    * `g.stop` for the foreground command: Ctrl-C, then kill escalation of the terminal's
-   * foreground process group (when it is not the shell itself). Returns the record after the
-   * attempt (still `running` if nothing could end it), or null when `id` is not a command.
+   * foreground process group (when it is not the shell itself). A command still queued (not typed)
+   * just never starts; with `ifQueued` only such a command is ended (issue 9, item 4). Returns the
+   * record after the attempt (still `running` if nothing could end it), or null when `id` is not a
+   * command.
    */
-  async stop(id: string): Promise<CommandRecord | null> {
+  async stop(id: string, ifQueued = false): Promise<CommandRecord | null> {
     const fg = this.fg;
     if (!fg || fg.rec.id !== id) return this.get(id);
+    if (!fg.typed) {
+      this.d.clock.instruction(false);
+      this.finish(fg, null, this.d.log.end, ifQueued ? 'cancelled' : 'stopped');
+      return this.get(id);
+    }
+    if (ifQueued) return this.get(id);
     this.d.clock.instruction(false);
+    this.d.sanity.request();
     this.d.host.write(KEY_SEQUENCES['Ctrl-C']!);
     const ended = (): boolean => this.fg !== fg;
     await this.until(ended, Date.now() + ShellTimings.CTRL_C_GRACE_MS, {});
     if (!ended() && !fg.started) {
       // Bash never started it (Ctrl-C discarded the line, or readline was in another mode).
+      this.d.host.releaseEcho();
       this.finish(fg, 130, this.d.log.end);
     }
     if (!ended()) {
@@ -212,6 +281,17 @@ export class CommandRunner {
     const fg = this.fg;
     this.atPrompt = false;
     if (fg) this.finish(fg, exitCode, this.d.log.end);
+  }
+
+  /**
+   * Makes an idle shell draw a new prompt (an empty line: PROMPT_COMMAND runs, no command starts)
+   * so a changed environment file is sourced before the next command. Does nothing while a
+   * command runs or a partial line waits at the prompt; an `exec` meanwhile waits for the prompt.
+   */
+  refreshPrompt(): void {
+    if (this.closed || this.fg || !this.atPrompt || this.dirtyPrompt || this.typedAhead || !this.d.host.alive) return;
+    this.atPrompt = false;
+    this.d.host.write('\r');
   }
 
   /** No more commands (guardian ending): pending waits return. */
@@ -232,10 +312,11 @@ export class CommandRunner {
         this.atPrompt = true;
         this.dirtyPrompt = false;
         this.promptEnd = m.offset;
+        this.d.sanity.done();
         break;
       case 'C':
         this.atPrompt = false;
-        if (fg && !fg.started) {
+        if (fg && fg.typed && !fg.started) {
           fg.started = true;
           fg.rec.outputStart = m.offset;
         } else if (!fg) {
@@ -249,7 +330,8 @@ export class CommandRunner {
             startedAt: Date.now(),
             outputStart: m.offset,
           };
-          this.fg = { rec, started: true };
+          this.fg = { rec, typed: true, started: true, spillFiles: [] };
+          this.d.sanity.request(); // a person at the terminal: anything goes
         }
         break;
       case 'D':
@@ -264,19 +346,21 @@ export class CommandRunner {
     this.notify();
   }
 
-  private finish(fg: Foreground, exitCode: number | null, outputEnd: number): void {
+  private finish(fg: Foreground, exitCode: number | null, outputEnd: number, notStarted?: CommandRecord['notStarted']): void {
     if (this.fg !== fg) return;
     this.fg = null;
     const rec = fg.rec;
     rec.state = 'exited';
     rec.endedAt = Date.now();
     if (exitCode !== null) rec.exitCode = exitCode;
-    rec.outputEnd = Math.max(outputEnd, rec.outputStart);
+    if (notStarted !== undefined) rec.notStarted = notStarted;
+    rec.outputEnd = notStarted !== undefined ? rec.outputStart : Math.max(outputEnd, rec.outputStart);
     delete rec.awaitingInput;
+    delete rec.queued;
     // Where the shell is now: the daemon judges the next command's relative paths against it.
     const cwd = procLink(this.d.host.pid, 'cwd');
     if (cwd !== null) rec.cwd = cwd;
-    if (fg.spillFile) rmSync(fg.spillFile, { force: true });
+    for (const f of fg.spillFiles) rmSync(f, { force: true });
     fg.handoff?.dispose();
     this.finished.set(rec.id, rec);
     while (this.finished.size > CommandLimits.FINISHED_RECORDS_KEPT) this.finished.delete(this.finished.keys().next().value!);
@@ -310,7 +394,7 @@ export class CommandRunner {
     while (!cond() && Date.now() < limit && !ctx.signal?.aborted) await this.nextChange(limit, ctx);
   }
 
-  private async waitRecord(id: string, waitMs: number, quietMs: number, ctx: WaitContext): Promise<CommandRecord | null> {
+  private async waitRecord(id: string, waitMs: number, quietMs: number, ctx: WaitContext, since = Date.now()): Promise<CommandRecord | null> {
     const start = Date.now();
     const deadline = Math.min(start + waitMs, ctx.deadline ?? Infinity);
     let nextProbeAt = 0;
@@ -318,13 +402,20 @@ export class CommandRunner {
       const fg = this.fg?.rec.id === id ? this.fg : null;
       if (!fg) return this.get(id);
       const now = Date.now();
+      if (!fg.typed) {
+        // Queued behind the shell's start-up: nothing can await input yet.
+        if (now >= deadline || ctx.signal?.aborted || this.closed) return copy(fg.rec);
+        await this.nextChange(deadline, ctx);
+        continue;
+      }
       if (now >= deadline || ctx.signal?.aborted || this.closed) return copy(fg.rec);
-      const quietSince = Math.max(this.d.clock.lastPtyActivityAt, this.lastInputAt, start);
+      const quietSince = Math.max(this.d.clock.lastPtyActivityAt, this.lastInputAt, since);
       nextProbeAt = Math.max(nextProbeAt, quietSince + quietMs);
       if (now >= nextProbeAt) {
         if (await this.awaitingInput()) {
           if (this.fg === fg && Math.max(this.d.clock.lastPtyActivityAt, this.lastInputAt) <= quietSince) {
             fg.rec.awaitingInput = true;
+            this.d.sanity.request(); // an interactive program: it may change the terminal modes
             return copy(fg.rec);
           }
         }

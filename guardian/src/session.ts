@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   GEvents,
@@ -18,6 +18,8 @@ import { GUARDIAN_BUILD } from './build-id.js';
 import { Clock } from './clock.js';
 import { CommandRunner } from './command-runner.js';
 import { ServerTimings } from './constants.js';
+import { DesktopHost } from './desktop-host.js';
+import { DisplayEnv } from './display-env.js';
 import { writeExitRecord } from './exit-record.js';
 import { GuardianServer } from './guardian-server.js';
 import { log } from './log.js';
@@ -31,6 +33,7 @@ import { ScreenModel } from './screen-model.js';
 import { sandboxEnv, sandboxLaunch } from './sandbox-launch.js';
 import { writeIntegrationFiles } from './shell-integration.js';
 import { TaskRunner } from './task-runner.js';
+import { TerminalSanity } from './terminal-sanity.js';
 import { UpstreamHost } from './upstream/upstream-host.js';
 import { SecretPages } from './secrets/secret-page.js';
 import { SecretStore } from './secrets/secret-store.js';
@@ -65,8 +68,14 @@ export class Session {
   /** Secrets given to the session, in memory only, and their loopback pages (issue 12). */
   readonly secrets = new SecretStore();
   readonly secretPages = new SecretPages(this.secrets);
+  readonly desktop: DesktopHost;
   private readonly orphan: OrphanTimer;
   private manifestWritten = false;
+  private readonly shellDir: string;
+  /** When the shell last finished printing its prompt (it waits for a line from then on), epoch ms. */
+  private lastPromptAt = 0;
+  /** The activity clock's PTY time when that prompt was complete. */
+  private activityAtPrompt = 0;
   private ending: Promise<ExitRecord> | null = null;
   private exiting = false;
 
@@ -98,8 +107,10 @@ export class Session {
       log: this.ptyLog,
       clock: this.clock,
       redaction: this.secrets.patterns,
+      ...(spec.rcTimeoutMs !== undefined ? { rcTimeoutMs: spec.rcTimeoutMs } : {}),
       ...(wrap ? { wrap } : {}),
     });
+    this.shellDir = files.dir;
     this.screen = new ScreenModel(this.ptyLog, cols, rows);
     this.commands = new CommandRunner({
       host: this.host,
@@ -109,6 +120,7 @@ export class Session {
       onDone: (rec) => this.server.broadcast(GEvents.done, rec),
       spillDir: join(spec.sessionDir, 'shell', 'cmd'),
       secretValues: (names) => this.secrets.buffers(names),
+      sanity: new TerminalSanity(files.dir),
     });
     this.tasks = new TaskRunner({
       sessionDir: spec.sessionDir,
@@ -126,6 +138,8 @@ export class Session {
     });
     this.upstream = new UpstreamHost({ sessionDir: spec.sessionDir, baseEnv, cwd: spec.cwd });
     this.reader = new OutputReader({ sessionDir: spec.sessionDir, source: (src) => this.source(src) });
+    const displayEnv = new DisplayEnv(files.envFile, baseEnv, () => this.commands.refreshPrompt());
+    this.desktop = new DesktopHost({ sessionDir: spec.sessionDir, env: { ...baseEnv }, onDisplayEnv: (env) => displayEnv.apply(env) });
     this.server = new GuardianServer({
       socketPath: spec.socketPath,
       build: GUARDIAN_BUILD,
@@ -144,9 +158,24 @@ export class Session {
     this.host.on('spawned', () => {
       if (this.manifestWritten) this.writeManifest();
     });
+    this.host.on('marker', (m) => {
+      if (m.kind === 'B') {
+        this.lastPromptAt = Date.now();
+        this.activityAtPrompt = this.clock.lastPtyActivityAt;
+      }
+    });
     this.host.on('exit', (e) => {
       this.reader.notify('pty');
-      if (!e.expected) void this.onShellExit(e);
+      if (e.expected) return;
+      const logout = this.idleLogout(e);
+      if (logout) {
+        log(logout);
+        // bash's "auto-logout" message is not activity: an idle session must still age (TTL).
+        this.clock.lastPtyActivityAt = this.activityAtPrompt;
+        this.host.restart({ reason: 'idle_logout', at: Date.now(), detail: logout });
+        return;
+      }
+      void this.onShellExit(e);
     });
   }
 
@@ -175,6 +204,8 @@ export class Session {
       shell.signal = last.signal;
     }
     if (h.rcFallback) shell.rcFallback = true;
+    if (h.rcSkipped) shell.rcSkipped = { ...h.rcSkipped };
+    if (h.restarted) shell.restarted = { ...h.restarted };
     return {
       gid: this.spec.gid,
       pid: process.pid,
@@ -189,7 +220,29 @@ export class Session {
       tasks: this.tasks.list(),
       daemonConnections: this.server.daemonConnections,
       ...(this.spec.sandbox ? { sandbox: { mode: this.spec.sandbox.mode, network: this.spec.sandbox.network } } : {}),
+      desktopDriver: this.desktop.pid !== null ? { pid: this.desktop.pid } : null,
     };
+  }
+
+  /**
+   * Resolves once the shell has shown its first prompt (after any fallback), the session ends,
+   * `until` (epoch ms) passes or `signal` aborts — whichever comes first.
+   */
+  waitShellReady(until: number, signal?: AbortSignal): Promise<void> {
+    if (this.host.ready || this.ending) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.host.off('ready', done);
+        this.host.off('exit', done);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, Math.max(0, until - Date.now()));
+      this.host.on('ready', done);
+      this.host.on('exit', done);
+      signal?.addEventListener('abort', done, { once: true });
+    });
   }
 
   /** `g.reset_shell`: a fresh shell (generation + 1); the PTY log continues; tasks untouched. */
@@ -214,6 +267,7 @@ export class Session {
     log(`ending: ${reason}`);
     this.ending = (async () => {
       this.orphan.stop();
+      await this.desktop.stop();
       const groups = [...this.tasks.allGroups(), ...this.upstream.groups()];
       const closing = this.upstream.closeAll();
       const shellExit = await this.host.endSession({ final: true, also: { sessions: groups, groups } });
@@ -242,11 +296,38 @@ export class Session {
     process.exit(0);
   }
 
+  /**
+   * Did the shell log itself out for being idle (TMOUT that could not be unset, issue 9 item 3)?
+   * Then the sentence for the agent, else null. The shell records `TMOUT` at every prompt
+   * (prompt-hygiene.ts); an exit at the prompt, with no command running, at least that long after
+   * the prompt appeared is bash's auto-logout — whatever language it printed its message in.
+   */
+  private idleLogout(e: ShellExit): string | null {
+    if (this.ending || this.commands.foreground !== null || e.signal !== null) return null;
+    let tmout: number;
+    let readonly: boolean;
+    try {
+      const [value, flag] = readFileSync(join(this.shellDir, 'tmout'), 'utf8').trim().split(/\s+/);
+      tmout = Number.parseInt(value ?? '', 10);
+      readonly = flag === 'readonly';
+    } catch {
+      return null;
+    }
+    if (!Number.isFinite(tmout) || tmout <= 0) return null;
+    if (this.lastPromptAt === 0 || Date.now() - this.lastPromptAt + 500 < tmout * 1000) return null;
+    return (
+      `the shell logged itself out after ${tmout} s without input (TMOUT=${tmout}${readonly ? ' is read-only here, set by the start-up files, so holdfast cannot unset it' : ' was set by a command'}); ` +
+      'holdfast started a new shell: the working directory, variables and shell jobs of the old one are gone, background tasks kept running. ' +
+      (readonly ? 'cd and export again if you need them; to avoid it, ask the machine\'s administrator to exempt this account from TMOUT' : 'cd and export again if you need them, and do not set TMOUT')
+    );
+  }
+
   private async onShellExit(e: ShellExit): Promise<void> {
     if (this.ending) return;
     log(`the shell exited by itself (code ${e.exitCode}, signal ${e.signal}): ending the session`);
     this.ending = (async () => {
       this.orphan.stop();
+      await this.desktop.stop();
       const groups = [...this.tasks.allGroups(), ...this.upstream.groups()];
       const closing = this.upstream.closeAll();
       await this.host.endSession({ final: true, also: { sessions: groups, groups } });

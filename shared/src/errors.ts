@@ -74,6 +74,20 @@ export const ERROR_CODES = [
   'SNAPSHOT_NOT_FOUND',
   'SECRET_NOT_FOUND',
   'SECRET_DECLINED',
+  // Desktop control (issue 15).
+  'KEYRING_UNAVAILABLE',
+  'CREDENTIAL_MISSING',
+  'DEVICE_NOT_FOUND',
+  'DEVICE_BUSY',
+  'DESKTOP_NOT_FOUND',
+  'DESKTOP_UNAVAILABLE',
+  'DESKTOP_AUTH_FAILED',
+  'DESKTOP_PAUSED',
+  'CONTROL_NOT_GRANTED',
+  'CONTROL_DISABLED',
+  'OBSERVATION_EXPIRED',
+  // Issue 9: a file with other hard links that cannot be written in place (edit says so before writing).
+  'HARD_LINKED',
   'INTERNAL',
 ] as const;
 
@@ -142,4 +156,21 @@ export function fromWireError(w: unknown): HoldfastError {
     return new HoldfastError(code, message, opts);
   }
   return new HoldfastError('INTERNAL', String(w));
+}
+
+/**
+ * The abort reason for a request cancelled for `why` (issue 9, item 4): a `CANCELLED` error whose
+ * `details.why` says whether the MCP client cancelled it on purpose (`client`) or its connection
+ * is gone (`gone`). Passed as `AbortController.abort(reason)` and carried across processes by
+ * `cancel{id, why}` frames.
+ */
+export function cancelReason(why: 'client' | 'gone' | undefined, message = 'cancelled by the caller'): HoldfastError {
+  return new HoldfastError('CANCELLED', message, { retryable: false, ...(why !== undefined ? { details: { why } } : {}) });
+}
+
+/** `why` of an abort reason made by {@link cancelReason}, else undefined. */
+export function cancelWhy(reason: unknown): 'client' | 'gone' | undefined {
+  if (!(reason instanceof HoldfastError) || reason.code !== 'CANCELLED') return undefined;
+  const why = (reason.details as { why?: unknown } | undefined)?.why;
+  return why === 'client' || why === 'gone' ? why : undefined;
 }

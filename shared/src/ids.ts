@@ -20,6 +20,12 @@ export const ID_PREFIXES = {
   turn: 'tn_',
   /** An environment snapshot saved by `environment` (issue 12). */
   environmentSnapshot: 'env_',
+  /** A desktop connection of a session (issue 15). */
+  desktopSession: 'ds_',
+  /** A desktop screenshot whose pixels actions may target (issue 15). */
+  observation: 'obs_',
+  /** A request for a person to pick and authorize a desktop (issue 15 `desktop_open`). */
+  desktopView: 'view_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

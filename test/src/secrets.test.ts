@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { guardianPaths } from '@holdfast/shared/paths';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { CLI_MAIN, pollUntil, TestHome, tmuxIn } from './_harness/home.js';
+import { CLI_MAIN, pollUntil, TestHome } from './_harness/home.js';
 import { callTool, httpClient, openSession, ownerToken, rawRequest, startAdapter, type AdapterProcess } from './_harness/mcp-adapter.js';
 
 const MARK = '[secret:API_KEY]';
@@ -57,7 +57,7 @@ describe('secrets (issue 12)', () => {
   });
   after(async () => {
     observer?.kill('SIGKILL');
-    await tmuxIn(h, ['kill-server']).catch(() => undefined);
+    await h.tmux(['kill-server']).catch(() => undefined);
     await client?.close().catch(() => undefined);
     await adapter?.stop();
     await h.cleanup();
@@ -76,15 +76,15 @@ describe('secrets (issue 12)', () => {
   });
 
   it('holdfast secret provide in a terminal (tmux): hidden input, the purpose shown, the value handed to the guardian', async () => {
-    await tmuxIn(h, ['new-session', '-d', '-s', 'provide', '-x', '160', '-y', '20', `${process.execPath} ${CLI_MAIN} secret provide ${rs} API_KEY; sleep 30`]);
-    const pane = () => tmuxIn(h, ['capture-pane', '-p', '-t', 'provide']);
+    await h.tmux(['new-session', '-d', '-s', 'provide', '-x', '160', '-y', '20', `${process.execPath} ${CLI_MAIN} secret provide ${rs} API_KEY; sleep 30`]);
+    const pane = () => h.tmux(['capture-pane', '-p', '-t', 'provide']);
     await pollUntil('the hidden prompt', async () => /Value of API_KEY \(hidden\)/.test(await pane()), 15_000);
     assert.match(await pane(), /asks for API_KEY: call the staging API/);
-    await tmuxIn(h, ['send-keys', '-t', 'provide', '-l', value]);
-    await tmuxIn(h, ['send-keys', '-t', 'provide', 'Enter']);
+    await h.tmux(['send-keys', '-t', 'provide', '-l', value]);
+    await h.tmux(['send-keys', '-t', 'provide', 'Enter']);
     await pollUntil('the confirmation', async () => /API_KEY handed to/.test(await pane()), 15_000);
     assert.doesNotMatch(await pane(), new RegExp(value), 'the value was never echoed');
-    await tmuxIn(h, ['kill-server']);
+    await h.tmux(['kill-server']);
     const listed = await callTool(client, 'runtime_read', { view: 'secrets', remote_session_id: rs });
     assert.deepEqual((listed.env.data as { secrets: { name: string; purpose: string; via: string }[] }).secrets.map((s) => [s.name, s.purpose, s.via]), [['API_KEY', 'call the staging API', 'cli']]);
     const status = await callTool(client, 'secret_provide', { action: 'status', remote_session_id: rs, name: 'API_KEY' });

@@ -35,6 +35,8 @@ const ARGUMENT_RETRY: Readonly<Record<string, (args: Record<string, unknown>) =>
   // waiting and cancelling are safe to repeat; confirming runs a step and is never repeated.
   operation_batch: (args) => (typeof args.operation_id === 'string' ? 'idempotent' : 'never'),
   operation_manage: (args) => (args.action === 'confirm' ? 'never' : 'idempotent'),
+  // A desktop action with an operation_id is answered from the driver's ledger when repeated (issue 15).
+  desktop_action: (args) => (typeof args.operation_id === 'string' ? 'idempotent' : 'never'),
 };
 
 /**

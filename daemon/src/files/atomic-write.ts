@@ -131,7 +131,8 @@ function staged(
  */
 export const SYNC_WRITE_MAX_BYTES = 256 * 1024;
 
-function fsyncDirSync(dir: string): void {
+/** fsyncs a folder (after a rename in it); filesystems that refuse it are ignored. */
+export function fsyncDirSync(dir: string): void {
   let fd: number | null = null;
   try {
     fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY);

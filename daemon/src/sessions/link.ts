@@ -108,12 +108,22 @@ export class GuardianLink {
     return this.call(G.status, {}, timeoutMs);
   }
 
-  exec(p: ExecParams): Promise<ExecResult> {
-    return this.call(G.exec, p, p.waitMs + WAIT_SLACK_MS + 10_000);
+  /**
+   * `g.status` after waiting up to `waitReadyMs` for the shell's first prompt (issue 9); a
+   * guardian without feature `status.wait_ready` answers at once.
+   */
+  statusWhenReady(waitReadyMs: number): Promise<GuardianStatus> {
+    if (!this.features.includes('status.wait_ready')) return this.status();
+    return this.call(G.status, { waitReadyMs }, waitReadyMs + WAIT_SLACK_MS);
   }
 
-  wait(p: WaitParams): Promise<CommandRecord | TaskRecord> {
-    return this.call(G.wait, p, p.waitMs + WAIT_SLACK_MS);
+  /** `g.exec`; `signal` aborts the request (the guardian never types a command it has not typed yet). */
+  exec(p: ExecParams, signal?: AbortSignal): Promise<ExecResult> {
+    return this.call(G.exec, p, p.waitMs + WAIT_SLACK_MS + 10_000, signal);
+  }
+
+  wait(p: WaitParams, signal?: AbortSignal): Promise<CommandRecord | TaskRecord> {
+    return this.call(G.wait, p, p.waitMs + WAIT_SLACK_MS, signal);
   }
 
   /** `g.input`; with `forId`, refused (`ok: false`) unless that command is the running foreground. */
@@ -137,12 +147,35 @@ export class GuardianLink {
     return this.call(G.stop, { id }, 15_000);
   }
 
+  /**
+   * Ends foreground command `id` only if it is still queued (never typed); null when the guardian
+   * lacks feature `stop.if_queued` (issue 9, item 4).
+   */
+  stopIfQueued(id: string): Promise<CommandRecord | TaskRecord> | null {
+    if (!this.features.includes('stop.if_queued')) return null;
+    return this.call(G.stop, { id, ifQueued: true }, 15_000);
+  }
+
   resetShell(): Promise<GuardianStatus> {
     return this.call(G.resetShell, {}, 20_000);
   }
 
   resize(cols: number, rows: number): Promise<unknown> {
     return this.call(G.resize, { cols, rows }, 5000);
+  }
+
+  /**
+   * `g.desktop`: one desktop driver method (issue 15, shared/protocol/desktop.ts) through the
+   * guardian. Only for guardians that announce the `desktop` feature.
+   * @throws HoldfastError from the driver; `DESKTOP_UNAVAILABLE` for a guardian without the feature.
+   */
+  desktop<R>(m: string, p: unknown, deadlineMs: number): Promise<R> {
+    if (!this.features.includes('desktop')) {
+      return Promise.reject(
+        new HoldfastError('DESKTOP_UNAVAILABLE', `the guardian of ${this.gid} was started by an older holdfast without desktop support; open a new session for desktop tools`, { retryable: false }),
+      );
+    }
+    return this.call(G.desktop, { m, p }, deadlineMs);
   }
 
   /** Asks the guardian to end everything and exit; resolves with its exit record. */

@@ -1,6 +1,7 @@
 import { OPERATIONS_MIGRATION } from './operations-migration.js';
 import { ROLES_OAUTH_MIGRATION } from './roles-oauth-migration.js';
 import { EXTENSIONS_MIGRATION } from './extensions-migration.js';
+import { DESKTOP_MIGRATION } from './desktop-migration.js';
 import { TASKS_MIGRATION } from './tasks-migration.js';
 import { WORK_MIGRATION } from './work-migration.js';
 
@@ -152,5 +153,6 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
   },
   EXTENSIONS_MIGRATION,
   WORK_MIGRATION,
+  DESKTOP_MIGRATION,
   OPERATIONS_MIGRATION,
 ];

@@ -8,7 +8,7 @@
  * snapshots (`env_…`) are the readings `environment` saved, as JSON.
  */
 export const OPERATIONS_MIGRATION = {
-  version: 8,
+  version: 9,
   name: 'operations and environment snapshots (issue 12)',
   sql: `
     CREATE TABLE operations (

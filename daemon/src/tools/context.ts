@@ -2,6 +2,7 @@ import type { CallContext } from '@holdfast/shared/control';
 import type { HomeLayout } from '@holdfast/shared/paths';
 import type { ConfigStore } from '../config-store.js';
 import type { EnvironmentService } from '../environment/service.js';
+import type { DesktopService } from '../desktop/desktop-service.js';
 import type { ExecutionServices } from '../execution/services.js';
 import type { ExtensionServices } from '../extensions/services.js';
 import type { FileServices } from '../files/file-services.js';
@@ -28,6 +29,8 @@ export interface ToolServices {
   operations: OperationServices;
   /** Environment readings and snapshots (issue 12). */
   environment: EnvironmentService;
+  /** Desktop devices and sessions: the desktop tools and screenshot_capture (issue 15). */
+  desktop: DesktopService;
 }
 
 /** One progress update of a running tool call (MCP `notifications/progress` fields). */

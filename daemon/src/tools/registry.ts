@@ -5,6 +5,15 @@ import type { ProgressUpdate, ToolContext, ToolServices } from './context.js';
 import { failure, toCallResult, type ToolOutcome } from './envelope.js';
 import { artifactHandler } from './artifact/index.js';
 import { environmentHandler, environmentReadHandler } from './environment.js';
+import { desktopActionHandler } from './desktop/action.js';
+import { desktopConnectHandler } from './desktop/connect.js';
+import { desktopDisconnectHandler } from './desktop/disconnect.js';
+import { desktopGetSessionHandler } from './desktop/get-session.js';
+import { desktopListDevicesHandler } from './desktop/list-devices.js';
+import { desktopOpenHandler } from './desktop/open.js';
+import { desktopScreenshotHandler } from './desktop/screenshot.js';
+import { desktopSelectDisplayHandler } from './desktop/select-display.js';
+import { desktopSetControlHandler } from './desktop/set-control.js';
 import { editHandler } from './edit/index.js';
 import { executeHandler } from './execute.js';
 import { mcpToolHandler } from './mcp-tool/index.js';
@@ -17,6 +26,7 @@ import { progressHandler } from './progress.js';
 import { readHandler } from './read/index.js';
 import { runtimeReadHandler } from './runtime-read.js';
 import { secretProvideHandler } from './secret-provide.js';
+import { screenshotCaptureHandler } from './screenshot-capture.js';
 import { sessionHandler } from './session.js';
 import { skillToolHandler } from './skill-tool/index.js';
 import { workspaceHandler } from './workspace.js';
@@ -44,6 +54,16 @@ const HANDLERS: Record<string, Handler> = {
   environment: environmentHandler,
   environment_read: environmentReadHandler,
   secret_provide: secretProvideHandler,
+  desktop_list_devices: desktopListDevicesHandler,
+  desktop_connect: desktopConnectHandler,
+  desktop_open: desktopOpenHandler,
+  desktop_get_session: desktopGetSessionHandler,
+  desktop_screenshot: desktopScreenshotHandler,
+  desktop_action: desktopActionHandler,
+  desktop_set_control: desktopSetControlHandler,
+  desktop_select_display: desktopSelectDisplayHandler,
+  desktop_disconnect: desktopDisconnectHandler,
+  screenshot_capture: screenshotCaptureHandler,
 };
 
 /**

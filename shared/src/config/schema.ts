@@ -1,6 +1,6 @@
 import { parseDocument } from 'yaml';
 import * as z from 'zod';
-import { SessionDefaults } from '../constants.js';
+import { DesktopLimits, SessionDefaults } from '../constants.js';
 
 /**
  * `config.yaml` (DESIGN §2): listen address, auth, workspaces, security policy, limits,
@@ -54,7 +54,7 @@ export const AuthConfig = z.object({
   oauth: OAuthConfig.prefault({}),
 });
 
-export const ToolProfileName = z.enum(['full', 'coding', 'read-only', 'terminal']);
+export const ToolProfileName = z.enum(['full', 'coding', 'read-only', 'terminal', 'desktop']);
 export type ToolProfileName = z.infer<typeof ToolProfileName>;
 
 export const ToolsConfig = z.object({
@@ -72,6 +72,18 @@ export const SessionsConfig = z.object({
   reaper_interval_ms: z.number().int().min(100).default(SessionDefaults.REAPER_INTERVAL_MS),
   /** Shell for new sessions; default bash, else `$SHELL`. */
   shell: z.string().optional(),
+});
+
+/**
+ * How a session's shell starts (issue 9; docs/sessions.md "The shell's start-up"): `locale` —
+ * `auto` (the daemon's environment when it names a locale, else the user's configured one, else
+ * `C.UTF-8`), `inherit` (the daemon's environment as it is) or a locale name; `rc_timeout_ms` —
+ * how long the user's rc files may take to reach a first prompt before the shell is restarted
+ * without them.
+ */
+export const ShellStartConfig = z.object({
+  locale: z.string().min(1).regex(/^[A-Za-z0-9_.@-]+$/, 'auto, inherit or a locale name such as en_US.UTF-8').default('auto'),
+  rc_timeout_ms: z.number().int().min(200).max(600_000).default(6000),
 });
 
 export const LimitsConfig = z.object({
@@ -235,6 +247,27 @@ export type McpServerEntry = z.infer<typeof McpServerEntry>;
  * cites as evidence and the artifacts of live sessions are always kept. `sweep_interval_s` is how
  * often a sweep runs.
  */
+/**
+ * `desktop` (issue 15; docs/desktop.md): the private display of a session (`virtual`), which X
+ * displays `screenshot_capture` may read, and the typing speed of `type_text`.
+ */
+export const DesktopConfig = z.object({
+  /** X displays (e.g. `:0`) `screenshot_capture` may capture; none by default. */
+  capture_displays: z.array(z.string().regex(/^:\d{1,4}(\.\d{1,2})?$/, 'an X display such as :0')).default([]),
+  virtual: z
+    .object({
+      width: z.number().int().min(64).max(8192).default(DesktopLimits.VIRTUAL_WIDTH_DEFAULT),
+      height: z.number().int().min(64).max(8192).default(DesktopLimits.VIRTUAL_HEIGHT_DEFAULT),
+      /** `auto`: Xtigervnc when installed, else Xvfb + x11vnc. */
+      server: z.enum(['auto', 'xtigervnc', 'xvfb']).default('auto'),
+      /** Window manager run on the private display (`''` for none). */
+      window_manager: z.string().default('openbox'),
+    })
+    .prefault({}),
+  /** Pause between two characters of `type_text`, ms. */
+  type_interval_ms: z.number().int().min(0).max(1000).default(DesktopLimits.TYPE_KEY_INTERVAL_MS),
+});
+
 export const RetentionConfig = z.object({
   task_days: z.number().min(0).default(30),
   event_days: z.number().min(0).default(30),
@@ -249,6 +282,7 @@ export const HoldfastConfig = z.object({
   auth: AuthConfig.prefault({}),
   tools: ToolsConfig.prefault({}),
   sessions: SessionsConfig.prefault({}),
+  shell: ShellStartConfig.prefault({}),
   limits: LimitsConfig.prefault({}),
   workspaces: z.array(WorkspaceConfig).default([]),
   security: SecurityConfig.prefault({}),
@@ -260,6 +294,7 @@ export const HoldfastConfig = z.object({
    * never stops the daemon (it is listed as `invalid`).
    */
   mcp_servers: z.record(z.string(), z.unknown()).default({}),
+  desktop: DesktopConfig.prefault({}),
 });
 export type HoldfastConfig = z.infer<typeof HoldfastConfig>;
 

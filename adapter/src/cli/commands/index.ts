@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { registerAttach } from './attach.js';
 import { registerDaemon } from './daemon.js';
+import { registerDesktop } from './desktop.js';
 import { registerDoctor } from './doctor.js';
 import { registerList } from './list.js';
 import { registerOAuth } from './oauth.js';
@@ -16,4 +17,4 @@ import { registerWorkspace } from './workspace.js';
 export type RegisterCommand = (program: Command) => void;
 
 /** Every subcommand, in the order `--help` lists them. */
-export const COMMANDS: RegisterCommand[] = [registerServe, registerList, registerAttach, registerObserve, registerSessionsAdmin, registerRestartDaemon, registerDoctor, registerWorkspace, registerOAuth, registerMcp, registerSecret, registerDaemon];
+export const COMMANDS: RegisterCommand[] = [registerServe, registerList, registerAttach, registerObserve, registerSessionsAdmin, registerRestartDaemon, registerDoctor, registerWorkspace, registerOAuth, registerMcp, registerSecret, registerDesktop, registerDaemon];
