@@ -95,6 +95,21 @@ describe('operations across a daemon crash (issue 12)', () => {
     assert.equal(existsSync(join(h.workspace, 'junk')), false);
   });
 
+  it('roles: a viewer sees an operation but cannot cancel or confirm it', async () => {
+    const r = await call('operation_batch', { remote_session_id: s.rs, steps: [{ id: 'one', tool: 'read', arguments: { view: 'list', path: '' } }] });
+    const grant = await call('session', { action: 'grant', remote_session_id: s.rs, principal: 'viewer-q', role: 'viewer' });
+    assert.equal(grant.isError, false, grant.text);
+    const q = toolCaller(h.client(), 'viewer-q', TOOLS);
+    const seen = await q('operation_manage', { action: 'status', remote_session_id: s.rs, operation_id: op(r).operation_id });
+    assert.equal(op(seen).state, 'succeeded');
+    for (const action of ['cancel', 'confirm']) {
+      const refused = await q('operation_manage', { action, remote_session_id: s.rs, operation_id: op(r).operation_id });
+      assert.equal(refused.env.error?.code, 'ROLE_REQUIRED', `${action}: ${refused.text}`);
+    }
+    const stranger = await toolCaller(h.client(), 'stranger', TOOLS)('operation_manage', { action: 'status', remote_session_id: s.rs, operation_id: op(r).operation_id });
+    assert.equal(stranger.env.error?.code, 'SESSION_NOT_FOUND');
+  });
+
   it('results expire with retention: the id then answers OPERATION_RESULT_EXPIRED, a repeat never reruns', async () => {
     const args = { remote_session_id: s.rs, operation_id: newId('operation'), steps: [{ id: 'one', tool: 'execute', arguments: { command: 'echo once >> once.txt' } }] };
     const r = await call('operation_batch', args);

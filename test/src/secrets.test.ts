@@ -73,6 +73,13 @@ describe('secrets (issue 12)', () => {
     assert.match(piped.stderr, /terminal/);
     const missing = await run('printenv API_KEY');
     assert.equal(missing.env.error?.code, 'SECRET_NOT_FOUND', missing.text);
+    const both = await run('true', { env: { API_KEY: 'x' } });
+    assert.equal(both.env.error?.code, 'BAD_REQUEST');
+    // A secret may not set a variable that makes programs run other code without the confirmation an env entry needs.
+    await h.client().call('secret.provide', { id: rs, name: 'BASH_ENV', value: 'not-a-file-0000' }, { retry: 'never' });
+    const risky = await callTool(client, 'execute', { remote_session_id: rs, command: 'true', secrets: ['BASH_ENV'] });
+    assert.equal(risky.env.status, 'waiting_confirmation', risky.text);
+    await callTool(client, 'secret_provide', { action: 'forget', remote_session_id: rs, name: 'BASH_ENV' });
   });
 
   it('holdfast secret provide in a terminal (tmux): hidden input, the purpose shown, the value handed to the guardian', async () => {
