@@ -21,6 +21,8 @@ import { acquireDaemonLock, clearStaleSocket } from './lock.js';
 import type { Logger } from './log.js';
 import { OAuthService } from './oauth/service.js';
 import { EventStreamHub } from './events/stream-hub.js';
+import { EnvironmentService } from './environment/service.js';
+import { OperationRunner } from './operations/operation-runner.js';
 import { listResources, readResource, resourceTemplates } from './resources/index.js';
 import { Retention } from './retention.js';
 import { createRouter, type ControlHandlers } from './router.js';
@@ -29,13 +31,16 @@ import { pickExpired } from './sessions/quota.js';
 import { Reaper } from './sessions/reaper.js';
 import { recoverSessions } from './sessions/recovery.js';
 import { checkpoint, openDatabase, type Db } from './store/db.js';
+import { EnvironmentSnapshotsRepo } from './store/environment-snapshots-repo.js';
 import { DesktopRepo } from './store/desktop-repo.js';
 import { EventsRepo, EventsRetention } from './store/events-repo.js';
+import { OperationsRepo } from './store/operations-repo.js';
 import { RetentionQueries } from './store/retention-queries.js';
 import { SessionRolesRepo } from './store/session-roles-repo.js';
 import { SessionsRepo } from './store/sessions-repo.js';
 import type { ToolServices } from './tools/context.js';
 import { callTool } from './tools/registry.js';
+import { secretsLink } from './tools/secret-provide.js';
 import { createWorkServices, type WorkServices } from './work/services.js';
 
 export interface DaemonOptions {
@@ -64,6 +69,7 @@ export class Daemon {
   private work!: WorkServices;
   private streams!: EventStreamHub;
   private retention!: Retention;
+  private operations!: OperationRunner;
   private desktop!: DesktopService;
   private reaper!: Reaper;
   private server!: ControlServer;
@@ -107,9 +113,13 @@ export class Daemon {
     this.work = createWorkServices(this.db, l, this.files.temps);
     const sweptArtifacts = this.work.store.sweepOrphans(this.work.artifacts);
     if (sweptArtifacts.length > 0) this.log.info('removed artifact files that were never recorded', { files: sweptArtifacts });
+    const operationsRepo = new OperationsRepo(this.db);
+    const snapshots = new EnvironmentSnapshotsRepo(this.db);
     this.retention = new Retention(
       {
         layout: l,
+        operations: operationsRepo,
+        snapshots,
         queries: new RetentionQueries(this.db),
         tasks: this.execution.services.tasks,
         plans: this.work.plans,
@@ -132,6 +142,12 @@ export class Daemon {
     this.eventsRepo.append({ kind: 'daemon.started', data: { pid: process.pid, build: buildString(), ...report } });
 
     await clearStaleSocket(l.daemonSocket);
+    // Operation steps run through the same tool-call path as every call (issue 12).
+    this.operations = new OperationRunner(
+      { operations: operationsRepo, events: this.eventsRepo, tasks: this.execution.services.tasks, receipts: this.execution.services.receipts },
+      (tool, args, ctx, signal, event) => callTool(tool, args, ctx, services, signal, undefined, event),
+      this.log,
+    );
     const services: ToolServices = {
       layout: l,
       config: this.configStore,
@@ -141,6 +157,8 @@ export class Daemon {
       files: this.files,
       extensions: this.extensions,
       work: this.work,
+      operations: { repo: operationsRepo, runner: this.operations },
+      environment: new EnvironmentService(snapshots, this.configStore, this.manager),
       desktop: this.desktop,
     };
     const router = createRouter(this.handlers(services), (m) => {
@@ -162,6 +180,8 @@ export class Daemon {
     this.reaper = new Reaper(this.manager, () => this.configStore.config.sessions.reaper_interval_ms, this.log);
     this.reaper.start();
     this.execution.start();
+    const ops = this.operations.recover();
+    if (ops.resumed + ops.interrupted > 0) this.log.info('operations recovered', ops);
     this.retention.start();
     this.log.info('holdfastd ready', { pid: process.pid, build: buildString(), home: l.home });
   }
@@ -254,6 +274,22 @@ export class Daemon {
           id === undefined ? undefined : (u: Omit<ToolProgressEvent, 'progress_id'>) => void ctx.peer.emitEvent(ControlEvents.toolProgress, { progress_id: id, ...u } satisfies ToolProgressEvent).catch(() => undefined);
         return callTool(p.tool, p.arguments, p.context, services, ctx.signal, progress);
       },
+      'secret.pending': async (p) => {
+        m.requireExisting(p.id);
+        const list = await (await secretsLink(m, p.id)).secretList();
+        return {
+          requests: list.requests.map((r) => ({ name: r.name, purpose: r.purpose, requested_at: r.requestedAt })),
+          secrets: list.secrets.map((x) => ({ name: x.name, purpose: x.purpose, provided_at: x.providedAt, via: x.via })),
+        };
+      },
+      'secret.provide': async (p) => {
+        const row = m.requireExisting(p.id);
+        const link = await secretsLink(m, p.id);
+        const r = await link.secretPut({ name: p.name, value: p.value, via: 'cli' });
+        this.execution.services.audit.append({ event: 'secret.provided', principal: 'local-user', remote_session_id: p.id, name: p.name, via: 'cli' });
+        this.eventsRepo.append({ session_id: p.id, workspace: row.workspace, kind: 'secret.provided', data: { name: p.name, via: 'cli' } });
+        return r;
+      },
       'mcp.approve': (p) => {
         const r = approveServer(this.configStore, this.extensions.approvals, p.workspace, p.name);
         this.eventsRepo.append({ workspace: r.workspace, kind: 'mcp.approved', data: { name: r.name, entry_sha256: r.entry_sha256 } });
@@ -320,6 +356,7 @@ export class Daemon {
     if (this.stopped) return;
     this.stopped = true;
     this.draining = true;
+    this.operations?.stop();
     this.reaper?.stop();
     this.retention?.stop();
     this.streams?.stop();

@@ -136,6 +136,8 @@ retention:
   artifact_days: 30
   # Delivered plans, and plans of ended sessions, counted from their last change.
   plan_days: 90
+  # Step results of finished operations (operation_batch); the id then answers OPERATION_RESULT_EXPIRED.
+  operation_days: 7
   # How often a sweep runs, seconds.
   sweep_interval_s: 21600
 

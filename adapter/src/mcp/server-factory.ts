@@ -11,6 +11,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/server';
 import { HttpConstants } from './constants.js';
+import { elicitationAnswer, resolveElicitation, supportsUrlElicitation } from './elicitation.js';
 import { resourceError, type ResourceBackend } from './resources.js';
 import type { Principal } from './principals.js';
 import { UnknownToolError, type Era, type ToolForwarder } from './tool-call.js';
@@ -104,8 +105,11 @@ export function buildServer(deps: ServerDeps, era: Era, principalOf: PrincipalRe
         : (p: { progress: number; total?: number; message?: string }) => {
             notifying.push(ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, ...p } }).catch(() => undefined));
           };
+    // URL-mode elicitation (issue 12): what the client can show, and its answer on a re-run.
+    const urlElicitation = supportsUrlElicitation(era, server, ctx);
+    const answer = elicitationAnswer(ctx);
     try {
-      const result = await deps.forwarder.call(req.params.name, req.params.arguments, {
+      const raw = await deps.forwarder.call(req.params.name, req.params.arguments, {
         principal,
         era,
         requestId: ctx.mcpReq.id === undefined ? null : String(ctx.mcpReq.id),
@@ -113,8 +117,11 @@ export function buildServer(deps: ServerDeps, era: Era, principalOf: PrincipalRe
         conversationHeader: httpReq?.headers.get(HttpConstants.CONVERSATION_HEADER) ?? undefined,
         signal,
         onProgress,
+        elicitation: { url: urlElicitation, ...(answer !== undefined ? { response: answer } : {}) },
       });
       await Promise.all(notifying);
+      const result = resolveElicitation(raw, urlElicitation, answer !== undefined);
+      if (!('content' in result)) return result;
       return server.projectCallToolResult(result as CallToolResult, deps.catalog.get(req.params.name)?.listing.outputSchema);
     } catch (err) {
       if (err instanceof UnknownToolError) throw new ProtocolError(ProtocolErrorCode.InvalidParams, err.message);

@@ -53,6 +53,8 @@ export interface CallOrigin {
   signal: AbortSignal;
   /** Set when the client asked for progress (its request had a `progressToken`). */
   onProgress?: ProgressSink | undefined;
+  /** URL-mode elicitation: whether the client supports it, and its answer on a re-run (issue 12). */
+  elicitation?: CallContext['elicitation'];
 }
 
 /**
@@ -196,6 +198,7 @@ export class ToolForwarder {
     // Without progress notifications a client's 60 s timeout cannot be reset: cap every wait.
     if (origin.onProgress === undefined) context.wait_cap_ms = ForwardConstants.NO_PROGRESS_WAIT_CAP_MS;
     if (origin.principal.sandbox !== undefined) context.sandbox = origin.principal.sandbox;
+    if (origin.elicitation !== undefined) context.elicitation = origin.elicitation;
     const args = withRetryKey(name, parsed.value);
     const retry = entry.retryFor(args);
     // One monotonic progress stream per call: the daemon's own events (issue 13) and, while it is

@@ -31,6 +31,8 @@ export interface ResolvedCall {
   /** Absolute working directory, or null for the shell's current directory. */
   cwd: string | null;
   env: Record<string, string> | null;
+  /** Names of held secrets set in its environment (issue 12), or null. */
+  secrets?: string[] | null;
   purpose: string | null;
   background: boolean;
   /** Diagnostics to parse after it ran (project tasks), or null. */
@@ -54,6 +56,11 @@ export function resolveCall(args: ExecuteArgs, workspaceRoot: string, project: (
   const envArg = envRecord(args.env);
   for (const k of Object.keys(envArg ?? {})) {
     if (!ENV_NAME.test(k)) throw new HoldfastError('BAD_REQUEST', `env name ${JSON.stringify(k)} is not a valid variable name`);
+  }
+  const secrets = [...new Set(args.secrets ?? [])];
+  for (const n of secrets) {
+    if (!ENV_NAME.test(n) || n.length > 64) throw new HoldfastError('BAD_REQUEST', `secret name ${JSON.stringify(n)} is not a valid variable name`);
+    if (envArg?.[n] !== undefined) throw new HoldfastError('BAD_REQUEST', `${n} is given both in env and in secrets; give it once`);
   }
   let command = args.command ?? null;
   let taskName: string | null = null;
@@ -84,6 +91,7 @@ export function resolveCall(args: ExecuteArgs, workspaceRoot: string, project: (
     taskName,
     cwd,
     env: envArg && Object.keys(envArg).length > 0 ? envArg : null,
+    secrets: secrets.length > 0 ? secrets.sort() : null,
     purpose: args.purpose ?? null,
     background,
     diagnostics,
@@ -134,17 +142,30 @@ export function resolveCwd(cwd: string, root: string): string {
 
 /**
  * sha256 over everything a confirmation and an idempotency key are bound to (issue 5): mode,
- * command or argv or task, resolved cwd, environment (names and values), purpose, background.
+ * command or argv or task, resolved cwd, environment (names and values), purpose, background —
+ * and the names of the secrets it gets (issue 12; never their values).
  */
 export function fingerprint(c: ResolvedCall): string {
   const env = c.env ? Object.entries(c.env).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : null;
-  const doc = [c.origin, c.kind, c.command, c.argv, c.taskName, c.cwd, env, c.purpose, c.background];
+  const doc = [c.origin, c.kind, c.command, c.argv, c.taskName, c.cwd, env, c.purpose, c.background, ...(c.secrets ? [c.secrets] : [])];
   return createHash('sha256').update(JSON.stringify(doc)).digest('hex');
 }
 
 /** Single-quotes a string for bash. */
 export function bashQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The environment the command policy judges (issue 12): the call's `env`, plus each secret's name
+ * with a stand-in value — a secret may not set a variable that makes programs run other code
+ * (`LD_PRELOAD`, `BASH_ENV`, …) without the same confirmation an `env` entry would need.
+ */
+export function judgedEnv(c: ResolvedCall): Record<string, string> | null {
+  if (!c.secrets) return c.env;
+  const out: Record<string, string> = { ...(c.env ?? {}) };
+  for (const n of c.secrets) out[n] = `[secret:${n}]`;
+  return out;
 }
 
 /**

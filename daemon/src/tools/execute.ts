@@ -3,7 +3,7 @@ import { newId } from '@holdfast/shared/ids';
 import { KEY_SEQUENCES, LinkTimeouts, type CommandRecord, type TaskRecord } from '@holdfast/shared/protocol';
 import type { AuditEntry } from '../audit.js';
 import { diskSource, guardianSource, type ByteSource } from '../execution/byte-source.js';
-import { fingerprint, foregroundLine, resolveCall, type ExecuteArgs, type ResolvedCall } from '../execution/call.js';
+import { fingerprint, foregroundLine, judgedEnv, resolveCall, type ExecuteArgs, type ResolvedCall } from '../execution/call.js';
 import { awaitInterrupts, onRunCancelled } from '../execution/cancel.js';
 import { confirmationOutcome, confirmationSummary, refusedOutcome } from '../execution/policy-outcome.js';
 import { requireTaskRow } from '../execution/task-lookup.js';
@@ -17,6 +17,7 @@ import type { SessionRow } from '../store/sessions-repo.js';
 import type { TaskRow } from '../store/tasks-repo.js';
 import type { ToolContext } from './context.js';
 import { action, failure, type ToolOutcome } from './envelope.js';
+import { secretsLink } from './secret-provide.js';
 
 /** Default wait of `run`, `attach` and `stdin`, ms (issue 5). */
 export const DEFAULT_YIELD_MS = 10_000;
@@ -102,10 +103,11 @@ async function run(args: ExecuteArgs, session: SessionRow, role: SessionRole, ct
   // paths are judged against the one-off cwd, else where the session's shell is now (`rm -rf ..`
   // from a workspace under $HOME is the home folder).
   const cwd = call.cwd ?? (await ctx.services.sessions.shellCwd(rs)) ?? session.workspace_root;
+  const env = judgedEnv(call);
   const verdict = strictest([
-    evaluateCommand({ ...(call.argv ? { argv: call.argv } : { command: call.command! }), env: call.env, cwd, sessionShell: call.kind === 'foreground' }, rules),
+    evaluateCommand({ ...(call.argv ? { argv: call.argv } : { command: call.command! }), env, cwd, sessionShell: call.kind === 'foreground' }, rules),
     // A project task's script bodies are what really runs: judged like commands typed here.
-    ...call.taskScripts.map((body) => evaluateCommand({ command: body, env: call.env, cwd }, rules)),
+    ...call.taskScripts.map((body) => evaluateCommand({ command: body, env, cwd }, rules)),
   ]);
   const audit = auditBase(call, session, ctx);
 
@@ -117,6 +119,7 @@ async function run(args: ExecuteArgs, session: SessionRow, role: SessionRole, ct
     }
     return refusedOutcome(verdict, args, rs);
   }
+  if (call.secrets) await requireSecrets(call.secrets, rs, ctx);
 
   const fp = fingerprint(call);
   const key = args.idempotency_key;
@@ -192,7 +195,7 @@ function newRow(id: string, call: ResolvedCall, session: SessionRow, ctx: ToolCo
     command: call.command,
     argv: call.argv ? JSON.stringify(call.argv) : null,
     cwd: call.cwd,
-    env_keys: call.env ? JSON.stringify(Object.keys(call.env)) : null,
+    env_keys: call.env || call.secrets ? JSON.stringify([...Object.keys(call.env ?? {}), ...(call.secrets ?? [])]) : null,
     purpose: call.purpose,
     fingerprint: fp,
     policy_decision: v.decision,
@@ -215,6 +218,7 @@ function auditBase(call: ResolvedCall, session: SessionRow, ctx: ToolContext): P
     ...(call.taskName ? { task: call.taskName } : {}),
     ...(call.cwd ? { cwd: call.cwd } : {}),
     ...(call.env ? { env_keys: Object.keys(call.env) } : {}),
+    ...(call.secrets ? { secrets: call.secrets } : {}),
     ...(call.purpose ? { purpose: call.purpose } : {}),
     ...(ctx.call.request_id ? { request_id: ctx.call.request_id } : {}),
   };
@@ -285,7 +289,8 @@ async function start(
       const line = foregroundLine(call);
       // With a key the command is started without waiting, so a repeated call can wait on it
       // (g.wait) as soon as this one is released; then this call waits the same way.
-      const r = await link.exec({ id, command: line, ...(line !== call.command ? { display: call.command! } : {}), waitMs: slot !== null ? 0 : remaining() }, ctx.signal).catch((err: unknown) => {
+      const params = { id, command: line, ...(line !== call.command ? { display: call.command! } : {}), waitMs: slot !== null ? 0 : remaining(), ...(call.secrets ? { secrets: call.secrets } : {}) };
+      const r = await link.exec(params, ctx.signal).catch((err: unknown) => {
         if (ctx.signal.aborted) return cancelled(err);
         notStarted((err as Error).message);
         throw err;
@@ -306,7 +311,7 @@ async function start(
     let rec: TaskRecord;
     try {
       const cwd = call.cwd ?? (await ctx.services.sessions.shellCwd(rs)) ?? session.workspace_root;
-      rec = await link.spawn({ id, ...(call.argv ? { argv: call.argv } : { command: call.command! }), cwd, ...(call.env ? { env: call.env } : {}) });
+      rec = await link.spawn({ id, ...(call.argv ? { argv: call.argv } : { command: call.command! }), cwd, ...(call.env ? { env: call.env } : {}), ...(call.secrets ? { secrets: call.secrets } : {}) });
     } catch (err) {
       notStarted((err as Error).message);
       throw err;
@@ -329,6 +334,23 @@ export function startArgvTask(call: ResolvedCall, verdict: PolicyVerdict, sessio
   if (!call.argv) throw new HoldfastError('INTERNAL', 'startArgvTask needs an argv call');
   const args: ExecuteArgs = { action: 'run', remote_session_id: session.id, argv: call.argv, shell: false, ...(call.purpose ? { purpose: call.purpose } : {}) };
   return start(newId('executionTask'), call, verdict, fingerprint(call), undefined, session, ctx, yieldMs, args, Date.now());
+}
+
+/**
+ * Every named secret must be held by the session's guardian (issue 12), checked before anything is
+ * recorded or confirmed; the guardian checks again when it starts the command.
+ * @throws HoldfastError BAD_REQUEST (a guardian from before secrets), SECRET_NOT_FOUND.
+ */
+async function requireSecrets(names: string[], rs: string, ctx: ToolContext): Promise<void> {
+  const link = await secretsLink(ctx.services.sessions, rs);
+  const held = new Set((await link.secretList()).secrets.map((s) => s.name));
+  const missing = names.filter((n) => !held.has(n));
+  if (missing.length > 0) {
+    throw new HoldfastError('SECRET_NOT_FOUND', `no secret ${missing.join(', ')} in session ${rs}; ask the user for it with secret_provide(action="request", name="${missing[0]}", purpose=…)`, {
+      retryable: false,
+      details: { missing },
+    });
+  }
 }
 
 /** Key of `ExecutionServices.starting` for one session and key. */

@@ -4,7 +4,7 @@ import { ENVELOPE_META_KEY } from '@holdfast/shared/tools';
 
 /** The DESIGN §6.3 envelope as tests read it. */
 export interface Envelope {
-  status: 'succeeded' | 'accepted' | 'waiting_confirmation' | 'interrupted' | 'failed' | 'completed_with_issues';
+  status: 'succeeded' | 'accepted' | 'waiting_confirmation' | 'waiting_user' | 'interrupted' | 'failed' | 'completed_with_issues';
   type: string;
   context: Record<string, string>;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -5,7 +5,7 @@ import * as z from 'zod';
  * `structuredContent = {status, type, context, data, error, hints, actions}`.
  * `actions` are ready-to-call continuations; `context` carries only ids that exist for this result.
  */
-export const ResultStatus = z.enum(['succeeded', 'accepted', 'waiting_confirmation', 'interrupted', 'failed', 'completed_with_issues']);
+export const ResultStatus = z.enum(['succeeded', 'accepted', 'waiting_confirmation', 'waiting_user', 'interrupted', 'failed', 'completed_with_issues']);
 export type ResultStatus = z.infer<typeof ResultStatus>;
 
 /** Loose object: the data of a result, described in the tool's description. */
@@ -86,6 +86,20 @@ export type ToolInputSchema = z.ZodObject;
  * holdfast's own (`mcp_tool` passes an upstream result through, issue 13).
  */
 export const ENVELOPE_META_KEY = 'holdfast/envelope';
+
+/**
+ * `_meta` key of a daemon result asking the adapter to show the user a URL through URL-mode
+ * elicitation (MCP 2025-11-25; issue 12 `secret_provide`): `{mode: "url", url, message}`. The
+ * adapter always removes it — the URL carries a one-time token and never reaches the model.
+ */
+export const ELICITATION_META_KEY = 'holdfast/elicitation';
+
+/** What {@link ELICITATION_META_KEY} carries. */
+export interface UrlElicitationRequest {
+  mode: 'url';
+  url: string;
+  message: string;
+}
 
 /** One tool of the catalogue: the contract shared by the adapter (schemas) and the daemon (parsing). */
 export interface ToolDef<I extends ToolInputSchema = ToolInputSchema, O extends z.ZodObject = z.ZodObject> {

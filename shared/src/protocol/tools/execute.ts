@@ -34,6 +34,7 @@ export const executeTool = {
     task: z.string().min(1).max(200).optional().describe('Project task (npm:build, make:test, build)'),
     cwd: z.string().optional().describe('Folder for this call only (a subshell: cd/export do not persist)'),
     env: ExecuteEnv.optional().describe('NAME=value strings, for this call only'),
+    secrets: z.array(z.string()).optional().describe('Secret names to set in env'),
     yield_time_ms: z.number().int().min(0).max(120000).optional().describe('Wait at most this long (default 10000)'),
     background: z.boolean().optional(),
     execution_task_id: z.string().optional().describe('attach, stop, stdin, status: the task'),

@@ -3,15 +3,19 @@ import type { ToolProfileName } from '../../config/schema.js';
 import type { ToolDef } from './envelope.js';
 import { artifactTool } from './artifact.js';
 import { editTool } from './edit.js';
+import { environmentReadTool, environmentTool } from './environment.js';
 import { executeTool } from './execute.js';
 import { toolListing } from './json-schema.js';
 import { mcpTool } from './mcp-tool.js';
 import { moveOutTool } from './move-out.js';
 import { observeTool } from './observe.js';
+import { operationBatchTool } from './operation-batch.js';
+import { operationManageTool } from './operation-manage.js';
 import { planTool } from './plan.js';
 import { progressTool } from './progress.js';
 import { readTool } from './read.js';
 import { runtimeReadTool } from './runtime-read.js';
+import { secretProvideTool } from './secret-provide.js';
 import { sessionTool } from './session.js';
 import { skillTool } from './skill-tool.js';
 import { withWorkTracking } from './work-tracking.js';
@@ -40,6 +44,10 @@ export * from './plan.js';
 export * from './progress.js';
 export * from './artifact.js';
 export * from './work-tracking.js';
+export * from './operation-batch.js';
+export * from './operation-manage.js';
+export * from './environment.js';
+export * from './secret-provide.js';
 export { executeTool, mcpTool, observeTool, runtimeReadTool, sessionTool, skillTool, workspaceTool };
 export {
   desktopActionTool,
@@ -75,6 +83,7 @@ export const DESKTOP_TOOLS: readonly ToolDef[] = [
  */
 export const TOOLS: readonly ToolDef[] = [
   workspaceTool, sessionTool, readTool, editTool, moveOutTool, executeTool, observeTool, runtimeReadTool, progressTool, planTool, artifactTool, skillTool, mcpTool,
+  operationBatchTool, operationManageTool, environmentTool, environmentReadTool, secretProvideTool,
   ...DESKTOP_TOOLS, screenshotCaptureTool,
 ].map(withWorkTracking);
 

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { envelopeDataOf, type ToolDef } from './envelope.js';
+import { envelopeDataOf, ResultStatus, type ToolDef } from './envelope.js';
 
 /**
  * JSON Schema rendering and argument parsing of the tool catalogue, so processes that serve MCP
@@ -91,8 +91,8 @@ function render(schema: z.ZodType, io: 'input' | 'output'): JsonSchemaObject {
   return { ...json, type: 'object' };
 }
 
-/** Status values of the envelope, for its compact schema. */
-const STATUS_VALUES = ['succeeded', 'accepted', 'waiting_confirmation', 'interrupted', 'failed', 'completed_with_issues'];
+/** Status values of the envelope, for its compact schema: exactly {@link ResultStatus}'s. */
+const STATUS_VALUES: readonly string[] = ResultStatus.options;
 
 /**
  * The output schema of an envelope-shaped result (DESIGN §6.3), compact: the seven fields, each
@@ -115,7 +115,7 @@ export function envelopeJsonSchema(data: z.ZodType | null): JsonSchemaObject {
       data: dataJson,
       error: { type: ['object', 'null'] },
       hints: { type: 'object' },
-      actions: { type: 'array', items: { type: 'object' } },
+      actions: { type: 'array' },
     },
     required: ['status', 'type', 'context', 'data', 'error', 'hints', 'actions'],
   };
