@@ -8,6 +8,7 @@ import { filesSuite } from './suites/files.js';
 import { mcpSuite } from './suites/mcp.js';
 import { oauthSuite } from './suites/oauth.js';
 import { panelSuite } from './suites/panel.js';
+import { operationsSuite } from './suites/operations.js';
 import { runtimeSuite } from './suites/runtime.js';
 import { sandboxSuite } from './suites/sandbox.js';
 import { workSuite } from './suites/work.js';
@@ -27,6 +28,7 @@ const SUITES: Record<string, () => Promise<void>> = {
   codemap: codemapSuite,
   extensions: extensionsSuite,
   work: workSuite,
+  ops: operationsSuite,
   desktop: desktopSuite,
   panel: panelSuite,
 };
