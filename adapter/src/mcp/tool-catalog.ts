@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { DESKTOP_APP_URI, TOOLS, toolListing, type ToolDef, type ToolListing } from '@holdfast/shared/tools';
+import { DESKTOP_APP_URI, isAppOnlyTool, TOOLS, toolListing, type ToolDef, type ToolListing } from '@holdfast/shared/tools';
 import type { RetryPolicy } from '../daemon-client.js';
 import type { Principal } from './principals.js';
 
@@ -53,8 +53,6 @@ export function retryPolicyFor(def: ToolDef): (args: Record<string, unknown>) =>
 
 /** Tools whose results the MCP Apps view `ui://holdfast/desktop.html` renders (issue 16 §6). */
 const APP_RENDERED_TOOLS = new Set(['desktop_open']);
-/** Tools only the MCP Apps view calls (`_meta.ui.visibility: ["app"]`): listed to clients that render apps. */
-const APP_ONLY_TOOLS = new Set(['desktop_panel']);
 
 /**
  * The served tool catalogue (DESIGN §6.3, §6.4), rendered once at start-up: JSON Schemas are built
@@ -116,7 +114,7 @@ export class ToolCatalog {
     let list = this.lists.get(key);
     if (list === undefined) {
       list = [...this.entries.values()]
-        .filter((e) => principal.allowed.has(e.def.name) && (apps || !APP_ONLY_TOOLS.has(e.def.name)))
+        .filter((e) => principal.allowed.has(e.def.name) && (apps || !isAppOnlyTool(e.def)))
         .map((e) => (apps ? (this.appListings.get(e.def.name) ?? e.listing) : e.listing));
       this.lists.set(key, list);
     }
@@ -125,6 +123,7 @@ export class ToolCatalog {
 
   /** True for a tool only an MCP Apps view calls (refused from clients that render none). */
   isAppOnly(name: string): boolean {
-    return APP_ONLY_TOOLS.has(name);
+    const e = this.entries.get(name);
+    return e !== undefined && isAppOnlyTool(e.def);
   }
 }

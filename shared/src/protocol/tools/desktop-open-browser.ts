@@ -9,7 +9,7 @@ import { RemoteSessionId } from './desktop-common.js';
  */
 export const desktopOpenBrowserTool = {
   name: 'desktop_open_browser',
-  title: 'Open panel',
+  title: 'Panel',
   description: "Open view_id in the person's browser.",
   input: z.object({ remote_session_id: RemoteSessionId, view_id: z.string() }),
   output: envelopeSchema(LooseData),

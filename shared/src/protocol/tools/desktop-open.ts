@@ -10,8 +10,8 @@ import { RemoteSessionId } from './desktop-common.js';
  */
 export const desktopOpenTool = {
   name: 'desktop_open',
-  title: 'Ask for a desktop',
-  description: 'Ask the person to connect a desktop (shown in their browser, terminal or this client). Returns view_id; then call desktop_get_session(view_id).',
+  title: 'Ask for desktop',
+  description: 'Ask the person to connect a desktop. Returns view_id; then call desktop_get_session(view_id).',
   input: z.object({ remote_session_id: RemoteSessionId, alias: z.string().optional() }),
   output: envelopeSchema(LooseData),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },

@@ -26,3 +26,13 @@ export const desktopPanelTool = {
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   meta: { ui: { resourceUri: DESKTOP_APP_URI, visibility: ['app'] } },
 } satisfies ToolDef;
+
+/**
+ * True for a tool only an MCP Apps view calls: `_meta.ui.visibility` without `"model"` (SEP-1865,
+ * "Visibility"). The adapter lists such tools only to clients that render apps, and refuses them
+ * from the others.
+ */
+export function isAppOnlyTool(def: { meta?: Record<string, unknown> }): boolean {
+  const visibility = (def.meta?.ui as { visibility?: unknown } | undefined)?.visibility;
+  return Array.isArray(visibility) && !visibility.includes('model');
+}

@@ -46,7 +46,7 @@ export * from './plan.js';
 export * from './progress.js';
 export * from './artifact.js';
 export * from './work-tracking.js';
-export { DESKTOP_APP_URI, MCP_APP_MIME_TYPE, MCP_APPS_EXTENSION_ID } from './desktop-panel.js';
+export { DESKTOP_APP_URI, isAppOnlyTool, MCP_APP_MIME_TYPE, MCP_APPS_EXTENSION_ID } from './desktop-panel.js';
 export * from './operation-batch.js';
 export * from './operation-manage.js';
 export * from './environment.js';
