@@ -2,11 +2,12 @@
  * The MCP Apps view of the desktop tools (issue 16 §6; `ui://holdfast/desktop.html`, MCP Apps
  * extension SEP-1865). Rendered by the client in its sandbox for `desktop_open`: it speaks the
  * View side of the extension's JSON-RPC over `postMessage` (`ui/initialize`, then tool input and
- * result notifications), reports ready with the app-only tool `desktop_panel` (which confirms the
- * view and gives a one-time video ticket), and shows the live video straight from the session's
- * desktop driver on 127.0.0.1 — the video never passes through the client or MCP.
+ * result notifications), reports ready by reading its view resource
+ * (`holdfast://remote-sessions/{rs}/desktop-views/{view_id}`: it confirms the view and, once a
+ * desktop is connected, gives a one-time video ticket), and shows the live video straight from the
+ * session's desktop driver on 127.0.0.1 — the video never passes through the client or MCP.
  *
- * What it does not do: pick or connect a desktop, or lift a pause. Those need the person's own
+ * What it does not do: pick or connect a desktop, pause or resume. Those need the person's own
  * browser page or terminal (`holdfast desktop pair <view_id>`), because anything the app can call
  * the model might call too. "Open in my browser" calls `desktop_open_browser`.
  */
@@ -16,6 +17,13 @@ type Json = Record<string, unknown>;
 interface ToolResult {
   structuredContent?: { status?: string; data?: Json; context?: Json; error?: { message?: string } };
   isError?: boolean;
+}
+
+/** The view resource's JSON (daemon/src/desktop/desktop-panel.ts `AppViewState`). */
+interface ViewState {
+  view: { state: string };
+  session: SessionInfo | null;
+  ticket: Ticket | null;
 }
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string): T => document.getElementById(id) as T;
@@ -75,25 +83,24 @@ async function onToolResult(r: ToolResult): Promise<void> {
   if (target) return;
   target = { rs, view };
   $('browser').hidden = false;
-  $('hint').textContent = `To pick a desktop, run \`holdfast desktop pair ${view}\` in your terminal, or open this view in your browser.`;
-  const ready = await panel('ready');
-  follow(ready);
+  $('hint').textContent = `To pick a desktop, run \`holdfast desktop pair ${view}\` in your terminal, or open this view in your browser (to pause or resume the agent, too).`;
+  await readView().then(follow, (e: Error) => setStatus(e.message));
 }
 
-function panel(action: 'ready' | 'ticket' | 'pause'): Promise<ToolResult> {
-  return callTool('desktop_panel', { remote_session_id: target!.rs, view_id: target!.view, action });
+/** Reads the view resource (the first read reports the view as displayed). */
+async function readView(): Promise<ViewState> {
+  const uri = `holdfast://remote-sessions/${target!.rs}/desktop-views/${target!.view}`;
+  const r = await request<{ contents: { text?: string }[] }>('resources/read', { uri });
+  return JSON.parse(r.contents[0]?.text ?? '{}') as ViewState;
 }
 
-/** Starts the video once a ticket comes, else asks again every 2 s while the person has not connected. */
-function follow(r: ToolResult): void {
-  const data = r.structuredContent?.data ?? {};
-  const ticket = data.ticket as Ticket | null | undefined;
-  const view = data.view as { state?: string } | undefined;
-  if (r.isError) return setStatus(r.structuredContent?.error?.message ?? 'The desktop panel is not available.');
-  if (view?.state === 'closed') return setStatus('The person closed this request.');
+/** Starts the video once a ticket comes, else reads the view again every 2 s while the person has not connected. */
+function follow(st: ViewState): void {
+  const ticket = st.ticket;
+  if (st.view?.state === 'closed') return setStatus('The person closed this request.');
   if (!ticket) {
     setStatus('Waiting for the person to connect a desktop…');
-    setTimeout(() => void panel('ticket').then(follow, (e: Error) => setStatus(e.message)), 2000);
+    setTimeout(() => void readView().then(follow, (e: Error) => setStatus(e.message)), 2000);
     return;
   }
   if (video) return;
@@ -107,7 +114,7 @@ function follow(r: ToolResult): void {
         first = null;
         return t;
       }
-      const again = (await panel('ticket')).structuredContent?.data?.ticket as Ticket | null | undefined;
+      const again = (await readView()).ticket;
       if (!again) throw new Error('the desktop is no longer connected');
       return again;
     },
@@ -118,7 +125,6 @@ function follow(r: ToolResult): void {
         if (s.state === 'closed') setStatus(`Disconnected (${s.closed_reason ?? 'closed'})`);
         else if (paused) setStatus(`PAUSED — the agent's input on ${s.device} is refused until the person resumes`, true);
         else setStatus(`Connected to ${s.device} — ${s.authorization === 'view' ? 'view only' : s.control_enabled ? 'the agent may control it' : 'the agent turned its control off'}`);
-        $('pause').hidden = paused || s.state === 'closed';
         drawPointer();
       },
       pointer: (p) => {
@@ -139,7 +145,6 @@ function drawPointer(): void {
 }
 
 async function main(): Promise<void> {
-  $('pause').addEventListener('click', () => void panel('pause'));
   $('browser').addEventListener('click', () => {
     if (target) void callTool('desktop_open_browser', { remote_session_id: target.rs, view_id: target.view }).then((r) => ($('hint').textContent = r.isError ? (r.structuredContent?.error?.message ?? 'no browser') : 'Opened in your browser.'));
   });

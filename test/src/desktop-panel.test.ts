@@ -311,17 +311,15 @@ describe('desktop panel: browser page, video, pause, terminal viewer, MCP Apps',
   it('MCP Apps: a client with the UI extension gets the app view; it reports ready and shows the video; an unconfirmed view turns not_confirmed and nothing else opens', async () => {
     const listed = (await ui.listTools()).tools;
     assert.deepEqual((listed.find((t) => t.name === 'desktop_open')?._meta as { ui?: unknown })?.ui, { resourceUri: 'ui://holdfast/desktop.html' });
-    assert.deepEqual((listed.find((t) => t.name === 'desktop_panel')?._meta as { ui?: { visibility?: string[] } })?.ui?.visibility, ['app']);
     // The 2026-07-28 era carries the client's capabilities with each request.
     const modern = new Client({ name: 'holdfast-apps-host', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' }, capabilities: { extensions: UI_EXTENSION } });
     await modern.connect(new StreamableHTTPClientTransport(new URL(adapter.url), { requestInit: { headers: { Authorization: `Bearer ${ownerToken(h)}` } } }));
     const modernTools = (await modern.listTools()).tools;
     await modern.close();
-    assert.ok(modernTools.some((t) => t.name === 'desktop_panel'), 'a 2026-era client with the extension sees the app-only tool');
+    assert.deepEqual((modernTools.find((t) => t.name === 'desktop_open')?._meta as { ui?: unknown })?.ui, { resourceUri: 'ui://holdfast/desktop.html' }, 'a 2026-era client with the extension gets the app view');
     const plain = (await c.listTools()).tools;
-    assert.equal(plain.some((t) => t.name === 'desktop_panel'), false, 'clients without the extension do not see the app-only tool');
-    assert.equal(plain.find((t) => t.name === 'desktop_open')?._meta?.ui, undefined);
-    assert.equal((await tools.call('desktop_panel', { view_id: viewId, action: 'pause' })).env.error?.code, 'TOOL_NOT_ALLOWED', 'nor may they call it');
+    assert.equal(plain.find((t) => t.name === 'desktop_open')?._meta?.ui, undefined, 'clients without the extension do not');
+    assert.deepEqual(plain.map((t) => t.name), listed.map((t) => t.name), 'and the same tools otherwise');
     const resource = (await ui.readResource({ uri: 'ui://holdfast/desktop.html' })).contents[0] as { mimeType: string; text: string; _meta?: { ui?: { csp?: { connectDomains?: string[] } } } };
     assert.equal(resource.mimeType, 'text/html;profile=mcp-app');
     assert.deepEqual(resource._meta?.ui?.csp?.connectDomains, ['ws://127.0.0.1:*']);
@@ -333,17 +331,19 @@ describe('desktop panel: browser page, video, pause, terminal viewer, MCP Apps',
     // A host page: the app in an iframe; the host answers ui/initialize, sends the tool result and proxies tools/call.
     const host = await ctx.newPage();
     await host.exposeFunction('hostCallTool', async (name: string, args: Record<string, unknown>) => ui.callTool({ name, arguments: args }));
+    await host.exposeFunction('hostReadResource', async (uri: string) => ui.readResource({ uri }));
     await host.setContent('<iframe id="app" style="width:900px;height:600px;border:0"></iframe>');
     await host.evaluate(
       ([html, toolResult]) => {
         const frame = document.getElementById('app') as HTMLIFrameElement;
-        const w = window as unknown as { hostCallTool(n: string, a: unknown): Promise<unknown> };
+        const w = window as unknown as { hostCallTool(n: string, a: unknown): Promise<unknown>; hostReadResource(uri: string): Promise<unknown> };
         window.addEventListener('message', (ev) => {
-          const m = ev.data as { id?: number; method?: string; params?: { name: string; arguments: unknown } };
+          const m = ev.data as { id?: number; method?: string; params?: { name: string; arguments: unknown; uri: string } };
           const reply = (r: unknown): void => frame.contentWindow!.postMessage({ jsonrpc: '2.0', id: m.id, result: r }, '*');
           if (m.method === 'ui/initialize') reply({ protocolVersion: '2026-01-26', hostInfo: { name: 'test-host', version: '1' }, hostCapabilities: { serverTools: {} }, hostContext: {} });
           else if (m.method === 'ui/notifications/initialized') frame.contentWindow!.postMessage({ jsonrpc: '2.0', method: 'ui/notifications/tool-result', params: toolResult }, '*');
           else if (m.method === 'tools/call') void w.hostCallTool(m.params!.name, m.params!.arguments).then(reply);
+          else if (m.method === 'resources/read') void w.hostReadResource(m.params!.uri).then(reply);
         });
         frame.srcdoc = html as string;
       },

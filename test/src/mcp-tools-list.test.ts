@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/client/validators/ajv';
-import { checkFunctionCallingTool, isAppOnlyTool, TOOLS, WORK_TRACKING_KEYS } from '@holdfast/shared/tools';
+import { checkFunctionCallingTool, TOOLS, WORK_TRACKING_KEYS } from '@holdfast/shared/tools';
 import { TestHome } from './_harness/home.js';
 import { legacyHeaders, modernRequest, ownerToken, rawRequest, rpcMessages, startAdapter, type AdapterProcess } from './_harness/mcp-adapter.js';
 
@@ -80,8 +80,7 @@ describe('tools/list for the full profile', () => {
       const bytes = Buffer.byteLength(r.body);
       assert.ok(bytes < MAX_TOOLS_LIST_BYTES, `${era} tools/list response is ${bytes} bytes`);
       const tools = (rpcMessages(r)[0]!.result as { tools: ListedTool[] }).tools;
-      // App-only tools (issue 16: desktop_panel) are listed only to clients that render MCP Apps views.
-      assert.deepEqual(tools.map((t) => t.name), TOOLS.filter((t) => !isAppOnlyTool(t)).map((t) => t.name), `${era}: every served tool, in catalogue order`);
+      assert.deepEqual(tools.map((t) => t.name), TOOLS.map((t) => t.name), `${era}: every served tool, in catalogue order`);
     }
   });
 

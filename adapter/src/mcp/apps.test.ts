@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { declaresMcpApps } from './apps.js';
 import { ToolCatalog } from './tool-catalog.js';
 import { makePrincipal } from './principals.js';
-import { PROFILES } from '@holdfast/shared/tools';
+import { desktopViewUri, parseDesktopViewUri, PROFILES } from '@holdfast/shared/tools';
 
 describe('MCP Apps clients (issue 16 §6)', () => {
   it('recognises the UI extension with HTML views only', () => {
@@ -13,15 +13,19 @@ describe('MCP Apps clients (issue 16 §6)', () => {
     assert.equal(declaresMcpApps(undefined), false);
   });
 
-  it('lists desktop_open with the ui:// resource and the app-only desktop_panel to such clients only', () => {
+  it('lists desktop_open with the ui:// resource to such clients only; the rest of the listing is the same', () => {
     const catalog = new ToolCatalog();
     const owner = makePrincipal('owner', [...PROFILES.full], null);
     const plain = catalog.listFor(owner);
     const apps = catalog.listFor(owner, true);
-    assert.equal(plain.some((t) => t.name === 'desktop_panel'), false);
     assert.equal(plain.find((t) => t.name === 'desktop_open')!._meta, undefined);
     assert.deepEqual(apps.find((t) => t.name === 'desktop_open')!._meta, { ui: { resourceUri: 'ui://holdfast/desktop.html' } });
-    assert.deepEqual(apps.find((t) => t.name === 'desktop_panel')!._meta, { ui: { resourceUri: 'ui://holdfast/desktop.html', visibility: ['app'] } });
-    assert.equal(apps.length, plain.length + 1);
+    assert.deepEqual(apps.map((t) => t.name), plain.map((t) => t.name));
+  });
+
+  it('names the view resource the app reads', () => {
+    assert.equal(desktopViewUri('rs_A1', 'view_B2'), 'holdfast://remote-sessions/rs_A1/desktop-views/view_B2');
+    assert.deepEqual(parseDesktopViewUri('holdfast://remote-sessions/rs_A1/desktop-views/view_B2'), { remote_session_id: 'rs_A1', view_id: 'view_B2' });
+    assert.equal(parseDesktopViewUri('holdfast://remote-sessions/rs_A1/desktop-views/../x'), null);
   });
 });

@@ -183,11 +183,6 @@ export class ToolForwarder {
       this.account(name, origin, started, result, 'refused');
       return result;
     }
-    if (this.catalog.isAppOnly(name) && !origin.apps) {
-      result = envelopeInMeta(entry, failedResult('TOOL_NOT_ALLOWED', `${name} is called by holdfast's MCP Apps view only, and this client declared no MCP Apps support`, false));
-      this.account(name, origin, started, result, 'refused');
-      return result;
-    }
     const parsed = parseToolArguments(entry.def, rawArgs);
     if (!parsed.ok) {
       result = envelopeInMeta(entry, failedResult('BAD_REQUEST', parsed.message, false, [], { input_schema: 'see tools/list' }));

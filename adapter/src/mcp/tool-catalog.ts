@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { DESKTOP_APP_URI, isAppOnlyTool, TOOLS, toolListing, type ToolDef, type ToolListing } from '@holdfast/shared/tools';
+import { DESKTOP_APP_URI, TOOLS, toolListing, type ToolDef, type ToolListing } from '@holdfast/shared/tools';
 import type { RetryPolicy } from '../daemon-client.js';
 import type { Principal } from './principals.js';
 
@@ -59,8 +59,8 @@ const APP_RENDERED_TOOLS = new Set(['desktop_open']);
  * a single time and every `tools/list` answer reuses the same objects, filtered per principal
  * (one cached array per distinct tool set).
  *
- * Clients that render MCP Apps views (issue 16) get `desktop_open` with `_meta.ui.resourceUri` and
- * the app-only `desktop_panel`; other clients see neither the metadata nor that tool.
+ * Clients that render MCP Apps views (issue 16) get `desktop_open` with `_meta.ui.resourceUri`;
+ * other clients the same listing without it.
  */
 export class ToolCatalog {
   private readonly entries = new Map<string, CatalogEntry>();
@@ -114,16 +114,11 @@ export class ToolCatalog {
     let list = this.lists.get(key);
     if (list === undefined) {
       list = [...this.entries.values()]
-        .filter((e) => principal.allowed.has(e.def.name) && (apps || !isAppOnlyTool(e.def)))
+        .filter((e) => principal.allowed.has(e.def.name))
         .map((e) => (apps ? (this.appListings.get(e.def.name) ?? e.listing) : e.listing));
       this.lists.set(key, list);
     }
     return list;
   }
 
-  /** True for a tool only an MCP Apps view calls (refused from clients that render none). */
-  isAppOnly(name: string): boolean {
-    const e = this.entries.get(name);
-    return e !== undefined && isAppOnlyTool(e.def);
-  }
 }

@@ -4,7 +4,7 @@ import type { CallContext, ControlParsedParams, ControlResult } from '@holdfast/
 import type { PanelModeSetting } from '@holdfast/shared/config';
 import { HoldfastError } from '@holdfast/shared/errors';
 import { D, type DesktopSessionView, type OpenBrowserResult, type PanelMode, type PanelRequest, type PanelTicket, type ViewView } from '@holdfast/shared/protocol';
-import { DESKTOP_APP_URI, MCP_APP_MIME_TYPE } from '@holdfast/shared/tools';
+import { DESKTOP_APP_URI, desktopViewUri, MCP_APP_MIME_TYPE } from '@holdfast/shared/tools';
 import type { ConfigStore } from '../config-store.js';
 import type { DeviceRow } from '../store/desktop-repo.js';
 import { deviceLockKey } from './device-book.js';
@@ -30,12 +30,12 @@ export function resolvePanelMode(setting: PanelModeSetting, client: { apps: bool
   return 'off';
 }
 
-/** What a `desktop_panel` call (the MCP Apps view) gets back. */
-export interface AppPanelAnswer {
+/** The JSON of the view resource the MCP Apps view reads. */
+export interface AppViewState {
   view: ViewView;
+  session: DesktopSessionView | null;
   /** A one-time video ticket once a desktop is connected for the view. */
   ticket: PanelTicket | null;
-  session: DesktopSessionView | null;
 }
 
 /**
@@ -139,21 +139,21 @@ export class DesktopPanel {
   }
 
   /**
-   * `desktop_panel` (the MCP Apps view): `ready` confirms the view; `ready` and `ticket` give a
-   * video ticket once a desktop is connected; `pause` is the person's pause lock.
+   * The view resource the MCP Apps view reads (`holdfast://remote-sessions/{rs}/desktop-views/{view_id}`):
+   * the view (reading it reports the view as displayed: `app_state: confirmed`), its desktop
+   * session, and a one-time video ticket once a desktop is connected for it. Resuming, connecting
+   * and disconnecting stay with the person's page and terminal.
+   * @throws HoldfastError `SESSION_NOT_FOUND`, `DESKTOP_NOT_FOUND`.
    */
-  async app(sessionId: string, principal: string, viewId: string, action: 'ready' | 'ticket' | 'pause'): Promise<AppPanelAnswer> {
+  async appView(sessionId: string, principal: string, viewId: string): Promise<ControlResult<'resource.read'>> {
     this.desktop.requireLive(sessionId, principal);
     this.desktop.viewRow(viewId, sessionId);
-    const view = await this.desktop.driver<ViewView>(sessionId, action === 'ready' ? D.appReady : D.waitView, { view_id: viewId, wait_ms: 0 });
+    const view = await this.desktop.driver<ViewView>(sessionId, D.appReady, { view_id: viewId });
     const ds = view.state === 'connected' ? view.desktop_session_id : null;
-    if (action === 'pause') {
-      if (!ds) throw new HoldfastError('BAD_REQUEST', `no desktop is connected for ${viewId}`, { retryable: false });
-      await this.desktop.setPaused(ds, true);
-    }
     const session = ds ? await this.desktop.driver<DesktopSessionView>(sessionId, D.session, { desktop_session_id: ds }).catch(() => null) : null;
     const ticket = ds && session?.state !== 'closed' ? await this.desktop.driver<PanelTicket>(sessionId, D.panelTicket, { view_id: viewId, kind: 'app', panel: this.request('apps') }) : null;
-    return { view, ticket, session };
+    const body: AppViewState = { view, session, ticket };
+    return { contents: [{ uri: desktopViewUri(sessionId, viewId), mimeType: 'application/json', text: JSON.stringify(body) }] };
   }
 
   /** The MCP Apps resource `ui://holdfast/desktop.html` (built with the guardian bundle). */

@@ -1,6 +1,6 @@
 import type { ControlParsedParams, ControlResult } from '@holdfast/shared/control';
 import { HoldfastError } from '@holdfast/shared/errors';
-import { DESKTOP_APP_URI, MCP_APP_MIME_TYPE } from '@holdfast/shared/tools';
+import { DESKTOP_APP_URI, MCP_APP_MIME_TYPE, parseDesktopViewUri } from '@holdfast/shared/tools';
 import type { ToolServices } from '../tools/context.js';
 import { artifactTemplate, isArtifactUri, listArtifacts, readArtifact } from './artifacts.js';
 import { listTaskLogs, readTaskLog, resourceTemplates as taskLogTemplates } from './task-logs.js';
@@ -20,11 +20,15 @@ export async function listResources(p: ControlParsedParams<'resource.list'>, s: 
   return { resources: [...logs.resources, ...(await listArtifacts(p, s)), ...(mayUseDesktop(p.allowed_tools) ? [desktopApp] : [])] };
 }
 
-/** `resource.read`: dispatches on the URI's shape (an unknown shape is the task-log reader's BAD_REQUEST). */
+/**
+ * `resource.read`: dispatches on the URI's shape (an unknown shape is the task-log reader's
+ * BAD_REQUEST). Issue 16: `ui://holdfast/desktop.html` and the desktop view the app reads.
+ */
 export async function readResource(p: ControlParsedParams<'resource.read'>, s: ToolServices): Promise<ControlResult<'resource.read'>> {
-  if (p.uri === DESKTOP_APP_URI) {
+  const view = parseDesktopViewUri(p.uri);
+  if (p.uri === DESKTOP_APP_URI || view) {
     if (!mayUseDesktop(p.allowed_tools)) throw new HoldfastError('TOOL_NOT_ALLOWED', 'this principal may not use the desktop tools', { retryable: false });
-    return s.desktopPanel.appResource();
+    return view ? s.desktopPanel.appView(view.remote_session_id, p.principal, view.view_id) : s.desktopPanel.appResource();
   }
   return isArtifactUri(p.uri) ? readArtifact(p, s) : readTaskLog(p, s);
 }

@@ -12,7 +12,6 @@ import { desktopGetSessionHandler } from './desktop/get-session.js';
 import { desktopListDevicesHandler } from './desktop/list-devices.js';
 import { desktopOpenHandler } from './desktop/open.js';
 import { desktopOpenBrowserHandler } from './desktop/open-browser.js';
-import { desktopPanelHandler } from './desktop/panel.js';
 import { desktopScreenshotHandler } from './desktop/screenshot.js';
 import { desktopSelectDisplayHandler } from './desktop/select-display.js';
 import { desktopSetControlHandler } from './desktop/set-control.js';
@@ -60,7 +59,6 @@ const HANDLERS: Record<string, Handler> = {
   desktop_connect: desktopConnectHandler,
   desktop_open: desktopOpenHandler,
   desktop_open_browser: desktopOpenBrowserHandler,
-  desktop_panel: desktopPanelHandler,
   desktop_get_session: desktopGetSessionHandler,
   desktop_screenshot: desktopScreenshotHandler,
   desktop_action: desktopActionHandler,

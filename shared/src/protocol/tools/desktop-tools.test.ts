@@ -15,7 +15,7 @@ function hasRef(node: unknown): boolean {
 describe('desktop tool catalogue (issues 15, 16)', () => {
   const tools = [...DESKTOP_TOOLS, screenshotCaptureTool];
 
-  it('serves the eleven desktop tools and screenshot_capture, each taking remote_session_id, with flat object input schemas', () => {
+  it('serves the ten desktop tools and screenshot_capture, each taking remote_session_id, with flat object input schemas', () => {
     assert.deepEqual(
       tools.map((t) => t.name),
       [
@@ -29,7 +29,6 @@ describe('desktop tool catalogue (issues 15, 16)', () => {
         'desktop_set_control',
         'desktop_select_display',
         'desktop_disconnect',
-        'desktop_panel',
         'screenshot_capture',
       ],
     );

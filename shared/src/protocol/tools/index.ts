@@ -27,7 +27,6 @@ import { desktopGetSessionTool } from './desktop-get-session.js';
 import { desktopListDevicesTool } from './desktop-list-devices.js';
 import { desktopOpenTool } from './desktop-open.js';
 import { desktopOpenBrowserTool } from './desktop-open-browser.js';
-import { desktopPanelTool } from './desktop-panel.js';
 import { desktopScreenshotTool } from './desktop-screenshot.js';
 import { desktopSelectDisplayTool } from './desktop-select-display.js';
 import { desktopSetControlTool } from './desktop-set-control.js';
@@ -46,7 +45,7 @@ export * from './plan.js';
 export * from './progress.js';
 export * from './artifact.js';
 export * from './work-tracking.js';
-export { DESKTOP_APP_URI, isAppOnlyTool, MCP_APP_MIME_TYPE, MCP_APPS_EXTENSION_ID } from './desktop-panel.js';
+export * from './desktop-panel.js';
 export * from './operation-batch.js';
 export * from './operation-manage.js';
 export * from './environment.js';
@@ -60,7 +59,6 @@ export {
   desktopListDevicesTool,
   desktopOpenTool,
   desktopOpenBrowserTool,
-  desktopPanelTool,
   desktopScreenshotTool,
   desktopSelectDisplayTool,
   desktopSetControlTool,
@@ -79,7 +77,6 @@ export const DESKTOP_TOOLS: readonly ToolDef[] = [
   desktopSetControlTool,
   desktopSelectDisplayTool,
   desktopDisconnectTool,
-  desktopPanelTool,
 ];
 
 /**
@@ -99,7 +96,7 @@ export const RESERVED_TOOL_NAMES = [
   'workspace', 'session', 'read', 'edit', 'move_out', 'observe', 'progress', 'execute', 'plan', 'artifact', 'skill_tool', 'mcp_tool',
   'operation_batch', 'operation_manage', 'runtime_read', 'environment_read', 'environment', 'screenshot_capture', 'secret_provide',
   'desktop_open', 'desktop_list_devices', 'desktop_connect', 'desktop_get_session', 'desktop_screenshot', 'desktop_action',
-  'desktop_set_control', 'desktop_select_display', 'desktop_disconnect', 'desktop_open_browser', 'desktop_panel',
+  'desktop_set_control', 'desktop_select_display', 'desktop_disconnect', 'desktop_open_browser',
 ] as const;
 
 /** Profiles (DESIGN §6.4): which tool names each includes. */
