@@ -13,7 +13,9 @@ type Args = z.output<typeof desktopConnectTool.input>;
  */
 export async function desktopConnectHandler(args: Args, ctx: ToolContext): Promise<ToolOutcome> {
   const rs = args.remote_session_id;
-  const r = await ctx.services.desktop.connect(rs, ctx.call.principal, args.alias, false, ctx.services.desktopPanel.modeFor(ctx.call));
+  // Only desktop_open's result is rendered by the MCP Apps view: a view opened here is shown as a client without apps would show it.
+  const call = ctx.call.panel ? { panel: { ...ctx.call.panel, apps: false } } : ctx.call;
+  const r = await ctx.services.desktop.connect(rs, ctx.call.principal, args.alias, false, ctx.services.desktopPanel.modeFor(call));
   if (r.kind === 'waiting') {
     const o = viewOutcome(rs, r.view, r.pairing_command, `Device ${args.alias} needs the person's approval for each connection. `);
     o.envelope.type = 'desktop.waiting';
