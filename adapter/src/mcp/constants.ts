@@ -1,3 +1,5 @@
+import { OWNER_PRINCIPAL } from '@holdfast/shared/config';
+
 /**
  * Named limits and timings of the MCP adapter (DESIGN §6.2), grouped by purpose, units in names.
  * Operator-tunable values are defaults of `config.yaml` keys (shared/src/config/schema.ts);
@@ -50,8 +52,8 @@ export const ForwardConstants = {
   DAEMON_DEADLINE_MARGIN_MS: 5000,
 } as const;
 
-/** Names of built-in principals. */
+/** Names of built-in principals (reserved in principals files, shared/config `reservedPrincipalName`). */
 export const PrincipalNames = {
   /** The machine owner: the single configured token, `--auth open`, and stdio. */
-  OWNER: 'owner',
+  OWNER: OWNER_PRINCIPAL,
 } as const;

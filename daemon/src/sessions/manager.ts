@@ -14,6 +14,9 @@ import { GuardianLink } from './link.js';
 import { killWithEscalation, sweepSession } from './process-sweep.js';
 import { pickReclaimable, quotaCounts, type LiveSessionFacts } from './quota.js';
 
+/** A session's tool use is written to the database at most this often, ms (issue 18). */
+const TOOL_USE_PERSIST_MS = 5000;
+
 /** Why the daemon ended a session (`end_reason`), DESIGN §4.3–§4.4. */
 export type EndReason = ShutdownParams['reason'];
 
@@ -54,6 +57,8 @@ export class SessionManager {
   /** Last known working directory of each session's shell (from finished commands and status). */
   private readonly cwds = new Map<string, string>();
   private createChain: Promise<unknown> = Promise.resolve();
+  /** Last tool use per session (epoch ms), ahead of what `sessions.last_tool_at` holds. */
+  private readonly toolUse = new Map<string, number>();
 
   constructor(
     private readonly layout: HomeLayout,
@@ -173,7 +178,7 @@ export class SessionManager {
     const live = this.sessions.listLive();
     if (live.length >= this.cfg.max_live) {
       const facts = await this.liveFacts(live);
-      const victim = pickReclaimable(facts);
+      const victim = pickReclaimable(facts, principal);
       if (!victim) {
         const counts = quotaCounts(facts, this.cfg.max_live);
         throw new HoldfastError(
@@ -333,6 +338,7 @@ export class SessionManager {
     e?.link?.close();
     this.entries.delete(id);
     this.cwds.delete(id);
+    this.toolUse.delete(id);
     rmSync(guardianPaths(this.layout, id).manifest, { force: true });
     const swept = await sweepSession(id);
     if (swept > 0) this.log.warn('swept leftover processes', { session: id, count: swept });
@@ -411,7 +417,33 @@ export class SessionManager {
       }
     }
     const fresh = this.sessions.get(id)!;
-    return toView(fresh, st, this.cfg);
+    return toView(fresh, st, this.cfg, this.lastToolUse(fresh));
+  }
+
+  /**
+   * Records that a tool call of `principal` used session `id` (issue 18: every tool use — file
+   * tools too — counts as activity for the reaper and protects the session from another
+   * principal's reclaim). Kept in memory and written to `sessions.last_tool_at` at most every
+   * {@link TOOL_USE_PERSIST_MS} per session; a session of another principal or one that ended is
+   * left alone. Never throws (a full disk must not fail the call that used the session).
+   */
+  noteToolUse(id: string, principal: string, now: number = Date.now()): void {
+    const row = this.sessions.get(id);
+    if (!row || row.principal !== principal || (row.state !== 'running' && row.state !== 'starting')) return;
+    this.toolUse.set(id, now);
+    if (row.last_tool_at !== null && now - row.last_tool_at < TOOL_USE_PERSIST_MS) return;
+    try {
+      this.sessions.update(id, { last_tool_at: now }, now);
+    } catch (err) {
+      this.log.warn('recording tool activity failed', { session: id, error: (err as Error).message });
+    }
+  }
+
+  /** Last tool use of a session (epoch ms), or null when no tool used it since its open. */
+  private lastToolUse(row: SessionRow): number | null {
+    const mem = this.toolUse.get(row.id);
+    if (mem === undefined) return row.last_tool_at;
+    return Math.max(mem, row.last_tool_at ?? 0);
   }
 
   /** Views of live sessions (or all, with `all`). */
@@ -425,12 +457,15 @@ export class SessionManager {
     const now = Date.now();
     return Promise.all(
       rows.map(async (r): Promise<LiveSessionFacts> => {
+        const tool = this.lastToolUse(r);
+        const base = { id: r.id, principal: r.principal, used: tool !== null };
         try {
           const st = await this.status(r.id, 0);
-          const last = Math.max(st.clock.lastPtyActivityAt, st.clock.lastInstructionAt);
-          return { id: r.id, busy: st.clock.busy, everExecuted: st.clock.everExecuted, idleMs: now - last, lastActivityAt: last, reachable: true };
+          const last = Math.max(st.clock.lastPtyActivityAt, st.clock.lastInstructionAt, tool ?? 0);
+          return { ...base, busy: st.clock.busy, everExecuted: st.clock.everExecuted, idleMs: now - last, lastActivityAt: last, reachable: true };
         } catch {
-          return { id: r.id, busy: false, everExecuted: r.ever_executed === 1, idleMs: now - r.last_activity_at, lastActivityAt: r.last_activity_at, reachable: false };
+          const last = Math.max(r.last_activity_at, tool ?? 0);
+          return { ...base, busy: false, everExecuted: r.ever_executed === 1, idleMs: now - last, lastActivityAt: last, reachable: false };
         }
       }),
     );
@@ -474,8 +509,8 @@ function canonicalRoot(path: string): string {
   }
 }
 
-function toView(row: SessionRow, st: GuardianStatus | null, cfg: HoldfastConfig['sessions']): SessionView {
-  const lastActivity = st ? Math.max(st.clock.lastPtyActivityAt, st.clock.lastInstructionAt) : row.last_activity_at;
+function toView(row: SessionRow, st: GuardianStatus | null, cfg: HoldfastConfig['sessions'], lastTool: number | null): SessionView {
+  const lastActivity = Math.max(st ? Math.max(st.clock.lastPtyActivityAt, st.clock.lastInstructionAt) : row.last_activity_at, lastTool ?? 0);
   const ever = st ? st.clock.everExecuted : row.ever_executed === 1;
   const endTime = row.ended_at ?? Date.now();
   return {

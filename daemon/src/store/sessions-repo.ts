@@ -25,6 +25,8 @@ export interface SessionRow {
   exit_signal: string | null;
   ended_at: number | null;
   end_reason: string | null;
+  /** Last tool use, epoch ms (migration 4, issue 18); null when no tool used it since its open. */
+  last_tool_at: number | null;
 }
 
 /** The states in which a guardian should exist. */

@@ -53,6 +53,9 @@ export async function callTool(name: string, rawArgs: Record<string, unknown>, c
     const ctx = typeof rawArgs.remote_session_id === 'string' ? { remote_session_id: rawArgs.remote_session_id } : {};
     result = failure(type, err, { context: ctx });
   }
+  // Any tool use of a session counts as its activity (issue 18); the open that created it does not.
+  const used = result.envelope.context.remote_session_id;
+  if (used && !(name === 'session' && result.envelope.hints.created === true)) services.sessions.noteToolUse(used, call.principal);
   services.events.appendSoon({
     session_id: result.envelope.context.remote_session_id ?? null,
     kind: 'tool.call',

@@ -158,6 +158,11 @@ export async function editHandler(args: Args, ctx: ToolContext): Promise<ToolOut
       }
     }
   }
+  // verify_command runs a shell command: only a principal allowed `execute` may give one
+  // (issue 18: it would otherwise be a shell for principals limited to reading and editing).
+  if (args.verify_command && !ctx.call.allowed_tools.includes('execute')) {
+    throw new HoldfastError('TOOL_NOT_ALLOWED', `verify_command runs a shell command, which needs the execute tool; principal ${ctx.call.principal} is not allowed execute — edit without verify_command`);
+  }
   // A check that policy would not run is refused before any byte is written: an edit that cannot
   // be verified as asked should not be applied half-way to what the agent meant.
   if (args.verify_command && !args.dry_run) {
