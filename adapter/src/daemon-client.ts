@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { buildString } from '@holdfast/shared/build';
-import { LinkTimeouts, ProtocolVersions } from '@holdfast/shared/constants';
+import { LinkTimeouts, ProtocolVersions, WireLimits } from '@holdfast/shared/constants';
 import { ControlEvents, type ControlMethod, type ControlParams, type ControlResult } from '@holdfast/shared/control';
 import { HoldfastError } from '@holdfast/shared/errors';
 import { homeLayout, resolveHome, type HomeLayout } from '@holdfast/shared/paths';
@@ -173,6 +173,7 @@ export class DaemonClient {
         const peer = await dialPeer(this.layout.daemonSocket, {
           hello: { proto: ProtocolVersions.CONTROL, role: this.opts.role, build: buildString(), pid: process.pid, features: [] },
           timeoutMs: CONNECT_TIMEOUT_MS,
+          maxFrameBytes: WireLimits.MAX_CONTROL_FRAME_BYTES,
         });
         peer.on('event', (ev, d) => {
           if (ev === ControlEvents.draining) this.handoverSeenAt = Date.now();

@@ -136,7 +136,7 @@ export class Daemon {
         if (r.created) this.eventsRepo.append({ workspace: r.workspace.name, kind: 'workspace.registered', data: { path: r.workspace.path } });
         return r;
       },
-      'session.open': (p) => m.open(p),
+      'session.open': (p, ctx) => m.open({ ...p, signal: ctx.signal }),
       'session.list': async (p) => ({ sessions: await m.list(p.all) }),
       'session.get': async (p) => {
         m.requireOwned(p.id, null);

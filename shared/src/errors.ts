@@ -46,6 +46,9 @@ export const ERROR_CODES = [
   'MANIFEST_CHANGED',
   'TRASH_FAILED',
   'INTERNAL',
+  // Security hardening (issue 18): bounded guardian starts, a full disk.
+  'SPAWN_QUEUE_FULL',
+  'DISK_FULL',
 ] as const;
 
 /** One of {@link ERROR_CODES}. */
@@ -66,6 +69,7 @@ const RETRYABLE_BY_DEFAULT: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'GUARDIAN_UNAVAILABLE',
   'NOT_CONNECTED',
   'TIMEOUT',
+  'SPAWN_QUEUE_FULL',
 ]);
 
 /**

@@ -69,7 +69,7 @@ export function openRegularFile(realPath: string, rel: string): OpenFile {
   return { fd, st: fst };
 }
 
-/** Maps an fs error on `rel` to a HoldfastError (ENOENT → PATH_NOT_FOUND). */
+/** Maps an fs error on `rel` to a HoldfastError (ENOENT → PATH_NOT_FOUND, ENAMETOOLONG → BAD_REQUEST). */
 export function notFound(err: unknown, rel: string): HoldfastError {
   const code = (err as NodeJS.ErrnoException).code;
   if (code === 'ENOENT' || code === 'ENOTDIR') {
@@ -77,5 +77,6 @@ export function notFound(err: unknown, rel: string): HoldfastError {
   }
   if (code === 'EACCES' || code === 'EPERM') return new HoldfastError('POLICY_DENIED', `${rel}: permission denied by the operating system`, { details: { path: rel } });
   if (code === 'ELOOP') return new HoldfastError('UNSUPPORTED_FILE_TYPE', `${rel}: too many levels of symbolic links`, { details: { path: rel } });
+  if (code === 'ENAMETOOLONG') return new HoldfastError('BAD_REQUEST', `${rel.slice(0, 80)}…: the path is too long for the filesystem`, { details: { path: rel.slice(0, 200) } });
   return new HoldfastError('INTERNAL', `${rel}: ${(err as Error).message}`);
 }

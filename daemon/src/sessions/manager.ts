@@ -13,6 +13,7 @@ import { launchGuardian } from './launcher.js';
 import { GuardianLink } from './link.js';
 import { killWithEscalation, sweepSession } from './process-sweep.js';
 import { pickReclaimable, quotaCounts, type LiveSessionFacts } from './quota.js';
+import { SpawnQueue } from './spawn-queue.js';
 
 /** A session's tool use is written to the database at most this often, ms (issue 18). */
 const TOOL_USE_PERSIST_MS = 5000;
@@ -26,6 +27,8 @@ export interface OpenRequest {
   remote_session_id?: string | undefined;
   affinity: Affinity;
   conversation_id?: string | undefined;
+  /** Aborted when the caller gives up: an open still waiting in the spawn queue leaves it. */
+  signal?: AbortSignal | undefined;
 }
 
 export interface OpenResult {
@@ -59,6 +62,11 @@ export class SessionManager {
   private createChain: Promise<unknown> = Promise.resolve();
   /** Last tool use per session (epoch ms), ahead of what `sessions.last_tool_at` holds. */
   private readonly toolUse = new Map<string, number>();
+  /** Guardian starts in flight and waiting (`sessions.spawn`). */
+  private readonly spawns = new SpawnQueue(
+    () => this.cfg.spawn.concurrency,
+    () => this.cfg.spawn.queue,
+  );
 
   constructor(
     private readonly layout: HomeLayout,
@@ -78,7 +86,8 @@ export class SessionManager {
    * Attach-or-create (DESIGN §4.2). With `remote_session_id`: exactly that session of this
    * principal, else `SESSION_NOT_FOUND`. Otherwise the live session of the affinity key, or a new
    * one (one guardian per key even under concurrent opens).
-   * @throws HoldfastError SESSION_NOT_FOUND, WORKSPACE_NOT_FOUND, QUOTA_EXCEEDED, SPAWN_FAILED.
+   * @throws HoldfastError SESSION_NOT_FOUND, WORKSPACE_NOT_FOUND, QUOTA_EXCEEDED, SPAWN_FAILED,
+   *   SPAWN_QUEUE_FULL (retryable), CANCELLED.
    */
   async open(req: OpenRequest): Promise<OpenResult> {
     if (req.remote_session_id !== undefined) {
@@ -90,7 +99,7 @@ export class SessionManager {
     const root = canonicalRoot(ws.path);
     const affinity = req.affinity === 'conversation' && !req.conversation_id ? 'workspace' : req.affinity;
     const key = sessionKey(affinity, req.principal, root, req.conversation_id);
-    if (key === null) return this.create(req.principal, ws.name, root, affinity, null);
+    if (key === null) return this.create(req.principal, ws.name, root, affinity, null, req.signal);
     const pending = this.inflight.get(key);
     if (pending) return pending.then((r) => ({ ...r, created: false }));
     const p = (async (): Promise<OpenResult> => {
@@ -107,7 +116,7 @@ export class SessionManager {
         const again = this.sessions.get(live.id);
         if (again && (again.state === 'running' || again.state === 'starting')) return { session: await this.view(live.id), created: false };
       }
-      return this.create(req.principal, ws.name, root, affinity, key);
+      return this.create(req.principal, ws.name, root, affinity, key, req.signal);
     })().finally(() => this.inflight.delete(key));
     this.inflight.set(key, p);
     return p;
@@ -131,7 +140,15 @@ export class SessionManager {
     return ws;
   }
 
-  private async create(principal: string, workspace: string, root: string, affinity: Affinity, key: string | null): Promise<OpenResult> {
+  /**
+   * Creates a session in a turn of the spawn queue (issue 18: a bounded number of guardians start
+   * at once; beyond the queue's bound the open is refused with a retryable `SPAWN_QUEUE_FULL`).
+   */
+  private create(principal: string, workspace: string, root: string, affinity: Affinity, key: string | null, signal?: AbortSignal): Promise<OpenResult> {
+    return this.spawns.run(() => this.createNow(principal, workspace, root, affinity, key), signal);
+  }
+
+  private async createNow(principal: string, workspace: string, root: string, affinity: Affinity, key: string | null): Promise<OpenResult> {
     const id = newId('remoteSession');
     // Quota check + insert are serialised so concurrent opens cannot overshoot the limit.
     const admitted = this.createChain.then(() => this.admit(id, principal, workspace, root, affinity, key));

@@ -49,6 +49,7 @@ export async function sessionHandler(args: Args, ctx: ToolContext): Promise<Tool
     remote_session_id: args.remote_session_id,
     affinity,
     conversation_id: conversation,
+    signal: ctx.signal,
   });
   const live = session.state === 'running' || session.state === 'starting';
   if (!live) {

@@ -42,6 +42,16 @@ export const SessionsConfig = z.object({
   reaper_interval_ms: z.number().int().min(100).default(SessionDefaults.REAPER_INTERVAL_MS),
   /** Shell for new sessions; default bash, else `$SHELL`. */
   shell: z.string().optional(),
+  /**
+   * Guardian starts (issue 18): at most `concurrency` sessions start at once and `queue` more
+   * wait their turn; an open beyond that is refused with a retryable `SPAWN_QUEUE_FULL`.
+   */
+  spawn: z
+    .object({
+      concurrency: z.number().int().min(1).max(64).default(SessionDefaults.SPAWN_CONCURRENCY),
+      queue: z.number().int().min(0).max(4096).default(SessionDefaults.SPAWN_QUEUE),
+    })
+    .prefault({}),
 });
 
 export const LimitsConfig = z.object({

@@ -122,7 +122,7 @@ function appendAudit(ws: FileWorkspace, entry: Parameters<FileWorkspace['files']
 }
 
 function verifyText(v: VerifyResult): string {
-  if (!v.ran) return `verify_command not run (${v.decision}): ${v.reason}`;
+  if (!v.ran) return `verify_command not run${v.decision === 'allow' ? '' : ` (${v.decision})`}: ${v.reason}`;
   if (v.state === 'running') return `verify_command still running as ${v.execution_task_id}; attach with execute(action="attach")`;
   const out = [v.stdout, v.stderr ? `[stderr]\n${v.stderr}` : ''].filter(Boolean).join('\n');
   return `verify_command ${v.passed ? 'passed' : `failed (exit ${v.exit_code ?? v.signal})`}${out ? `:\n${out}` : ''}`;
@@ -237,7 +237,10 @@ export async function editHandler(args: Args, ctx: ToolContext): Promise<ToolOut
     return failure('edit', err, { context, actions: editFailureActions(ws, err, op), ...(failedIndex >= 0 ? { data: { index: failedIndex, path: op?.path ?? null } } : {}) });
   }
   if (args.verify_command && !args.dry_run && result.envelope.status === 'succeeded') {
-    const v = await runVerify(ctx, ws, args.verify_command, String(result.envelope.data?.edit_id ?? 'a no-op edit'));
+    // The edit is on disk now: whatever happens to the check, the result must say so (issue 18).
+    const v = await runVerify(ctx, ws, args.verify_command, String(result.envelope.data?.edit_id ?? 'a no-op edit')).catch(
+      (err: unknown): VerifyResult => ({ command: args.verify_command!, ran: false, passed: false, decision: 'allow', reason: `it could not be started: ${(err as Error).message}` }),
+    );
     const data = { ...(result.envelope.data ?? {}), verify: v };
     const status = v.passed ? 'succeeded' : 'completed_with_issues';
     const actions = [...result.envelope.actions];
