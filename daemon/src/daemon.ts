@@ -7,6 +7,7 @@ import { HoldfastError } from '@holdfast/shared/errors';
 import { newId } from '@holdfast/shared/ids';
 import type { HomeLayout } from '@holdfast/shared/paths';
 import { ProtocolVersions } from '@holdfast/shared/protocol';
+import { ensurePrivateDir } from '@holdfast/shared/run-dir';
 import { ConfigStore, writeDefaultConfigIfAbsent } from './config-store.js';
 import { ControlServer } from './control-server.js';
 import { runDoctor } from './doctor.js';
@@ -66,7 +67,10 @@ export class Daemon {
   /** Starts everything; resolves when the control socket accepts connections. */
   async start(): Promise<void> {
     const l = this.layout;
-    for (const d of [l.home, l.runDir, l.guardianDir, l.sessionsDir, l.logsDir, l.stateDir]) mkdirSync(d, { recursive: true, mode: 0o700 });
+    // The run folder holds the sockets, lock and manifests: it must be ours alone (issue 18).
+    ensurePrivateDir(l.runDir);
+    ensurePrivateDir(l.guardianDir);
+    for (const d of [l.home, l.sessionsDir, l.logsDir, l.stateDir]) mkdirSync(d, { recursive: true, mode: 0o700 });
     this.releaseLock = await acquireDaemonLock(l, this.opts.lockWaitMs, (err) => {
       this.log.error('daemon lock compromised; stopping', { error: err.message });
       void this.stop(false, 1);

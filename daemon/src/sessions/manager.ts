@@ -4,7 +4,7 @@ import type { Affinity, SessionView } from '@holdfast/shared/control';
 import { HoldfastError } from '@holdfast/shared/errors';
 import { isId, newId } from '@holdfast/shared/ids';
 import { guardianPaths, type HomeLayout } from '@holdfast/shared/paths';
-import { isProcessAlive, processStartTime, readJson, SessionDefaults, type CommandRecord, type ExitRecord, type GuardianStatus, type ShutdownParams, type TaskRecord } from '@holdfast/shared/protocol';
+import { isProcessAlive, isSameProcess, processStartTime, readJson, SessionDefaults, type CommandRecord, type ExitRecord, type GuardianStatus, type ShutdownParams, type TaskRecord } from '@holdfast/shared/protocol';
 import type { ConfigStore } from '../config-store.js';
 import type { Logger } from '../log.js';
 import type { EventsRepo } from '../store/events-repo.js';
@@ -380,10 +380,10 @@ export class SessionManager {
       rec = await link.shutdown({ reason });
       // The guardian answers just before it exits: let it go before sweeping what is left.
       const until = Date.now() + 3000;
-      while (row.guardian_pid && isProcessAlive(row.guardian_pid, row.guardian_start_time) && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+      while (row.guardian_pid && isSameProcess(row.guardian_pid, row.guardian_start_time) && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
     } catch (err) {
       this.log.warn('guardian shutdown failed; killing it directly', { session: id, error: (err as Error).message });
-      if (row.guardian_pid && isProcessAlive(row.guardian_pid, row.guardian_start_time)) await killWithEscalation([row.guardian_pid]);
+      if (row.guardian_pid && isSameProcess(row.guardian_pid, row.guardian_start_time)) await killWithEscalation([row.guardian_pid]);
     }
     await this.markEnded(id, rec, reason);
   }
