@@ -11,6 +11,8 @@ export const PATH_MAX_BYTES = 4095;
 
 /** A workspace path after resolution (issue 4; field failure #18). */
 export interface ResolvedPath {
+  /** The workspace root it was resolved in (canonical): opens start there (files/beneath.ts). */
+  root: string;
   /** Workspace-relative path, `/`-separated, no `.` segments; `''` is the workspace root. */
   rel: string;
   /** `root/rel`: the path operations act on (a final symlink is the link itself). */
@@ -123,7 +125,7 @@ export function resolveWorkspacePath(root: string, input: string, opts: { follow
     });
   }
   const realRel = relative(root, real).split(sep).join('/');
-  return { rel, abs, real, realRel, lstat: st };
+  return { root, rel, abs, real, realRel, lstat: st };
 }
 
 /** The workspace-relative form of an absolute path already known to be inside `root`. */

@@ -1,14 +1,16 @@
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { FileLimits } from '@holdfast/shared/constants';
 import { HoldfastError } from '@holdfast/shared/errors';
 import { newId } from '@holdfast/shared/ids';
 import type { editTool, ResultAction } from '@holdfast/shared/tools';
 import type * as z from 'zod';
-import { sha256Hex } from '../../files/file-facts.js';
+import { lstatBeneath } from '../../files/beneath.js';
+import { readWhole, sha256Hex } from '../../files/file-facts.js';
+import { openRegularFile } from '../../files/file-kind.js';
 import { detectFormat } from '../../files/text-format.js';
 import { previewOf } from '../../files/unified-diff.js';
-import { resolveWorkspacePath } from '../../files/workspace-path.js';
+import { resolveWorkspacePath, type ResolvedPath } from '../../files/workspace-path.js';
 import type { ToolContext } from '../context.js';
 import { action, failure, outcome, type ToolOutcome } from '../envelope.js';
 import { fileContext, openWorkspace, type FileWorkspace } from '../file-access.js';
@@ -24,13 +26,31 @@ type Args = z.output<typeof editTool.input>;
 /** Dry runs return the diff inline up to this many bytes. */
 const DRY_RUN_DIFF_MAX_BYTES = 64 * 1024;
 
-/** Readback of a written file (issue 4): what is on disk now. */
-function readback(path: string): Record<string, unknown> | null {
+/**
+ * Readback of a written or renamed file (issue 4): what is on disk now — the regular file at the
+ * path itself, opened without following a symlink anywhere (issue 18: a renamed symlink that
+ * points outside is described as a symlink, never by the bytes it points to).
+ */
+function readback(p: ResolvedPath): Record<string, unknown> | null {
+  let file;
   try {
-    if (!statSync(path).isFile()) return null;
-    const bytes = readFileSync(path);
+    file = openRegularFile(p.real, p.rel, p.root);
+  } catch {
+    const st = lstatBeneathOrNull(p);
+    return st?.isSymbolicLink() ? { kind: 'symlink' } : null;
+  }
+  try {
+    const bytes = readWhole(file.fd, file.st.size);
     const f = detectFormat(bytes);
     return { byte_length: bytes.length, sha256: sha256Hex(bytes), format: f, tail_hex: bytes.subarray(Math.max(0, bytes.length - 16)).toString('hex') };
+  } finally {
+    closeSync(file.fd);
+  }
+}
+
+function lstatBeneathOrNull(p: ResolvedPath): ReturnType<typeof lstatBeneath> {
+  try {
+    return lstatBeneath(p.root, p.real);
   } catch {
     return null;
   }
@@ -213,12 +233,12 @@ export async function editHandler(args: Args, ctx: ToolContext): Promise<ToolOut
       }
       const editId = newId('edit');
       if (changed.length > 0) {
-        await commitPlans(changed, ws.files.temps);
+        await commitPlans(ws.root, changed, ws.files.temps);
         record(ctx, ws, editId, changed, diff, args.purpose);
       }
       const files = plans.map((p) => ({
         path: p.path, operation: p.operation, ...(p.dest ? { new_path: p.dest.rel } : {}), changed: p.changed, changed_lines: p.changedLines,
-        readback: readback(p.dest ? p.dest.abs : p.target.real),
+        readback: readback(p.dest ?? p.target),
       }));
       const prev = previewOf(diff, FileLimits.DIFF_PREVIEW_BYTES);
       const diffLines = diff === '' ? 0 : diff.split('\n').length - 1;
@@ -227,7 +247,7 @@ export async function editHandler(args: Args, ctx: ToolContext): Promise<ToolOut
         diff_preview: prev.text, diff_truncated: prev.truncated, diff_lines: diffLines,
       };
       const actions: ResultAction[] = prev.truncated ? [action('observe', { view: 'diff', remote_session_id: rs, edit_id: editId, offset: 0, limit: 400 }, 'read the whole diff')] : [];
-      const summary = files.map((f) => `  ${f.path}${'new_path' in f ? ` → ${f.new_path}` : ''}: ${f.operation}${f.changed ? `, ${f.changed_lines} line${f.changed_lines === 1 ? '' : 's'} changed` : ', no change'}${f.readback ? `, sha256 ${(f.readback.sha256 as string).slice(0, 12)}…` : ''}`);
+      const summary = files.map((f) => `  ${f.path}${'new_path' in f ? ` → ${f.new_path}` : ''}: ${f.operation}${f.changed ? `, ${f.changed_lines} line${f.changed_lines === 1 ? '' : 's'} changed` : ', no change'}${typeof f.readback?.sha256 === 'string' ? `, sha256 ${f.readback.sha256.slice(0, 12)}…` : ''}`);
       const head = changed.length > 0 ? `Edited ${changed.length} file${changed.length === 1 ? '' : 's'} (${editId}):` : 'Nothing to change: the files already have this content.';
       const text = `${head}\n${summary.join('\n')}${prev.text ? `\n${prev.text}` : ''}${prev.truncated ? `[diff continues: observe(view="diff", edit_id="${editId}")]` : ''}`;
       return outcome('edit.applied', 'succeeded', data, text, { context, actions });

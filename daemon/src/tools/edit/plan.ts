@@ -1,11 +1,12 @@
-import { readFileSync, statSync, type Stats } from 'node:fs';
+import { closeSync } from 'node:fs';
 import { FileLimits } from '@holdfast/shared/constants';
 import { HoldfastError } from '@holdfast/shared/errors';
 import type { EditOperation, ExpectedFormat } from '@holdfast/shared/tools';
 import { detectCharset } from '../../files/charset.js';
 import { logicalText, normaliseNewlines, openEditable, rebuild } from '../../files/editable-text.js';
-import { sha256Hex } from '../../files/file-facts.js';
-import { assertRegularFile, notFound } from '../../files/file-kind.js';
+import { lstatBeneath } from '../../files/beneath.js';
+import { readWhole, sha256Hex } from '../../files/file-facts.js';
+import { openRegularFile } from '../../files/file-kind.js';
 import { detectFormat, type TextFormat } from '../../files/text-format.js';
 import { applyLinePatches, applyReplacements } from '../../files/text-operations.js';
 import { unifiedDiff } from '../../files/unified-diff.js';
@@ -67,28 +68,22 @@ export function decodeBase64(s: string, path: string): Buffer {
   return Buffer.from(clean, 'base64');
 }
 
-function lstatOrNull(p: string): Stats | null {
-  try {
-    return statSync(p, { throwIfNoEntry: false }) ?? null;
-  } catch {
-    return null;
-  }
-}
-
-/** Reads the current bytes of an existing regular file for an update. */
+/**
+ * Reads the current bytes of an existing regular file for an update, through a descriptor opened
+ * without following symlinks on the way (issue 18).
+ */
 export function readBefore(p: ResolvedPath): Before {
-  let st: Stats;
+  const file = openRegularFile(p.real, p.rel, p.root);
   try {
-    st = statSync(p.real);
-  } catch (err) {
-    throw notFound(err, p.rel);
+    const st = file.st;
+    if (st.size > FileLimits.EDIT_MAX_FILE_BYTES) {
+      throw new HoldfastError('FILE_TOO_LARGE', `${p.rel} has ${st.size} bytes; edit rewrites files up to ${FileLimits.EDIT_MAX_FILE_BYTES} bytes`, { details: { path: p.rel } });
+    }
+    const bytes = readWhole(file.fd, st.size);
+    return { bytes, sha: sha256Hex(bytes), mode: st.mode & 0o7777, uid: st.uid, gid: st.gid };
+  } finally {
+    closeSync(file.fd);
   }
-  assertRegularFile(st, p.rel);
-  if (st.size > FileLimits.EDIT_MAX_FILE_BYTES) {
-    throw new HoldfastError('FILE_TOO_LARGE', `${p.rel} has ${st.size} bytes; edit rewrites files up to ${FileLimits.EDIT_MAX_FILE_BYTES} bytes`, { details: { path: p.rel } });
-  }
-  const bytes = readFileSync(p.real);
-  return { bytes, sha: sha256Hex(bytes), mode: st.mode & 0o7777, uid: st.uid, gid: st.gid };
 }
 
 /** Diff and changed lines of a whole new or replaced file whose bytes may not be text. */
@@ -113,7 +108,7 @@ export function wholeFileChange(oldPath: string | null, newPath: string, before:
 /** `create`: a new file (never over an existing path). */
 function planCreate(ws: FileWorkspace, op: EditOperation, index: number): EditPlan {
   const target = resolveForWrite(ws, op.path);
-  if (target.lstat !== null || lstatOrNull(target.real) !== null) {
+  if (target.lstat !== null || lstatBeneath(target.root, target.real) !== null) {
     throw new HoldfastError('PATH_EXISTS', `${target.rel} already exists; read it and use operation="update" with its sha256`, { details: { path: target.rel, index } });
   }
   if (op.replacements || op.line_patch || op.base_sha256) throw new HoldfastError('BAD_REQUEST', `edits[${index}]: create takes content or content_base64 only`);

@@ -75,7 +75,7 @@ export async function readFile(ws: FileWorkspace, raw: ReadItem, opts: ReadFileO
   }
   const p = resolveForRead(ws, item.path);
   const rs = ws.session.id;
-  const file = openRegularFile(p.real, p.rel);
+  const file = openRegularFile(p.real, p.rel, ws.root);
   try {
     if (mode === 'full' && file.st.size > FileLimits.READ_FULL_MAX_BYTES) {
       throw new HoldfastError('FILE_TOO_LARGE', `${p.rel} has ${file.st.size} bytes, over the ${FileLimits.READ_FULL_MAX_BYTES}-byte cap of mode="full"; read it in windows`, {
