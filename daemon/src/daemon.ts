@@ -22,6 +22,7 @@ import { pickExpired } from './sessions/quota.js';
 import { Reaper } from './sessions/reaper.js';
 import { recoverSessions } from './sessions/recovery.js';
 import { checkpoint, openDatabase, type Db } from './store/db.js';
+import { DiskSpace, isDiskFullError } from './store/disk-space.js';
 import { EventsRepo } from './store/events-repo.js';
 import { SessionsRepo } from './store/sessions-repo.js';
 import type { ToolServices } from './tools/context.js';
@@ -48,6 +49,7 @@ export class Daemon {
   private manager!: SessionManager;
   private execution!: ExecutionEngine;
   private files!: FileServices;
+  private disk!: DiskSpace;
   private reaper!: Reaper;
   private server!: ControlServer;
   private releaseLock: (() => Promise<void>) | null = null;
@@ -71,6 +73,9 @@ export class Daemon {
     ensurePrivateDir(l.runDir);
     ensurePrivateDir(l.guardianDir);
     for (const d of [l.home, l.sessionsDir, l.logsDir, l.stateDir]) mkdirSync(d, { recursive: true, mode: 0o700 });
+    // Before anything is written: on a full disk the reserve is given up so this start finds room.
+    this.disk = new DiskSpace(l.stateDir, this.log);
+    this.disk.start();
     this.releaseLock = await acquireDaemonLock(l, this.opts.lockWaitMs, (err) => {
       this.log.error('daemon lock compromised; stopping', { error: err.message });
       void this.stop(false, 1);
@@ -79,8 +84,8 @@ export class Daemon {
     this.configStore = new ConfigStore(l.config);
     this.db = openDatabase(l.db);
     this.sessionsRepo = new SessionsRepo(this.db);
-    this.eventsRepo = new EventsRepo(this.db);
-    this.manager = new SessionManager(l, this.configStore, this.sessionsRepo, this.eventsRepo, this.log);
+    this.eventsRepo = new EventsRepo(this.db, (err) => this.disk.noteError(err));
+    this.manager = new SessionManager(l, this.configStore, this.sessionsRepo, this.eventsRepo, this.log, (err) => this.disk.noteError(err));
     this.execution = createExecutionEngine(this.db, l, this.configStore, this.manager, this.sessionsRepo, this.log);
     this.files = new FileServices(this.db, l, { audit: this.execution.services.audit, projects: this.execution.services.projects });
     const sweptTemps = this.files.recover();
@@ -90,7 +95,7 @@ export class Daemon {
     this.eventsRepo.append({ kind: 'daemon.started', data: { pid: process.pid, build: buildString(), ...report } });
 
     await clearStaleSocket(l.daemonSocket);
-    const services: ToolServices = { layout: l, config: this.configStore, sessions: this.manager, events: this.eventsRepo, execution: this.execution.services, files: this.files };
+    const services: ToolServices = { layout: l, config: this.configStore, sessions: this.manager, events: this.eventsRepo, execution: this.execution.services, files: this.files, disk: this.disk };
     const router = createRouter(this.handlers(services), (m) => {
       if (this.draining && m !== 'daemon.status') throw new HoldfastError('DAEMON_DRAINING', 'holdfastd is restarting; retry in a moment', { retryable: true });
     });
@@ -111,6 +116,14 @@ export class Daemon {
     this.reaper.start();
     this.execution.start();
     this.log.info('holdfastd ready', { pid: process.pid, build: buildString(), home: l.home });
+  }
+
+  /**
+   * Notes a write error raised outside any request (a timer, a guardian event): true when it was a
+   * full disk, which holdfastd survives (issue 18).
+   */
+  noteWriteError(err: unknown): boolean {
+    return this.disk?.noteError(err) ?? isDiskFullError(err);
   }
 
   private handlers(services: ToolServices): ControlHandlers {
@@ -239,6 +252,7 @@ export class Daemon {
     this.draining = true;
     this.reaper?.stop();
     this.execution?.stop();
+    this.disk?.stop();
     await this.files?.close();
     if (killSessions && this.manager) {
       await Promise.all(this.sessionsRepo.listLive().map((r) => this.manager.end(r.id, 'killed').catch(() => undefined)));

@@ -74,6 +74,8 @@ export class SessionManager {
     private readonly sessions: SessionsRepo,
     private readonly events: EventsRepo,
     private readonly log: Logger,
+    /** Sees a failed bookkeeping write; true when it was a full disk (issue 18), which is then not fatal. */
+    private readonly onWriteError: (err: unknown) => boolean = () => false,
   ) {}
 
   private get cfg(): HoldfastConfig['sessions'] {
@@ -312,7 +314,12 @@ export class SessionManager {
     const lastActivity = Math.max(st.clock.lastPtyActivityAt, st.clock.lastInstructionAt);
     const row = this.sessions.get(id);
     if (row && (row.last_activity_at !== lastActivity || row.ever_executed !== (st.clock.everExecuted ? 1 : 0) || row.shell_pid !== st.shell.pid)) {
-      this.sessions.update(id, { last_activity_at: lastActivity, ever_executed: st.clock.everExecuted ? 1 : 0, pty_end: st.pty.end, shell_pid: st.shell.pid });
+      try {
+        this.sessions.update(id, { last_activity_at: lastActivity, ever_executed: st.clock.everExecuted ? 1 : 0, pty_end: st.pty.end, shell_pid: st.shell.pid });
+      } catch (err) {
+        // A cached copy of the guardian's clock: on a full disk the guardian still has the truth.
+        if (!this.onWriteError(err)) throw err;
+      }
     }
     return st;
   }
@@ -452,6 +459,7 @@ export class SessionManager {
     try {
       this.sessions.update(id, { last_tool_at: now }, now);
     } catch (err) {
+      this.onWriteError(err);
       this.log.warn('recording tool activity failed', { session: id, error: (err as Error).message });
     }
   }

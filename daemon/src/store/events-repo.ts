@@ -43,17 +43,29 @@ export class EventsRepo {
   private pending: { e: NewEvent; at: number }[] = [];
   private flushScheduled = false;
 
-  constructor(private readonly db: Db) {
+  /**
+   * @param onWriteError sees a failed write first; when it returns true (a full disk, issue 18) the
+   *   events are dropped instead of failing the caller — history is best effort, the runtime is not.
+   */
+  constructor(
+    private readonly db: Db,
+    private readonly onWriteError: (err: unknown) => boolean = () => false,
+  ) {
     this.insertStmt = db.prepare(
       'INSERT INTO events (at, session_id, workspace, kind, tool, status, data) VALUES (@at, @session_id, @workspace, @kind, @tool, @status, @data)',
     );
     this.bySession = db.prepare<[string, number, number], EventRow>('SELECT * FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?');
   }
 
-  /** Appends an event at once; returns its sequence number. */
+  /** Appends an event at once; returns its sequence number (-1 when a full disk dropped it). */
   append(e: NewEvent, at: number = Date.now()): number {
     this.flush();
-    return this.insert(e, at);
+    try {
+      return this.insert(e, at);
+    } catch (err) {
+      if (this.onWriteError(err)) return -1;
+      throw err;
+    }
   }
 
   /**
@@ -75,9 +87,13 @@ export class EventsRepo {
     if (this.pending.length === 0) return;
     const batch = this.pending;
     this.pending = [];
-    this.db.transaction(() => {
-      for (const { e, at } of batch) this.insert(e, at);
-    })();
+    try {
+      this.db.transaction(() => {
+        for (const { e, at } of batch) this.insert(e, at);
+      })();
+    } catch (err) {
+      if (!this.onWriteError(err)) throw err;
+    }
   }
 
   private insert(e: NewEvent, at: number): number {

@@ -4,6 +4,7 @@ import type { ConfigStore } from '../config-store.js';
 import type { ExecutionServices } from '../execution/services.js';
 import type { FileServices } from '../files/file-services.js';
 import type { SessionManager } from '../sessions/manager.js';
+import type { DiskSpace } from '../store/disk-space.js';
 import type { EventsRepo } from '../store/events-repo.js';
 
 /** Services a tool handler may use (the daemon wires them once). */
@@ -16,6 +17,8 @@ export interface ToolServices {
   execution: ExecutionServices;
   /** Workspace file tools: read, edit, move_out, observe(view=diff) (issue 4). */
   files: FileServices;
+  /** Free space under the state: writes are refused with DISK_FULL while the disk is full (issue 18). */
+  disk: DiskSpace;
 }
 
 /** Per-call context: who calls, over what, and a signal aborted when the caller gives up. */

@@ -2,6 +2,7 @@ import { HoldfastError } from '@holdfast/shared/errors';
 import type { FileServices } from '../files/file-services.js';
 import { resolveWorkspacePath, type ResolvedPath } from '../files/workspace-path.js';
 import { assertAllowed, assertWritable, filePolicyFor, type FilePolicy } from '../policy/files.js';
+import type { DiskSpace } from '../store/disk-space.js';
 import type { SessionRow } from '../store/sessions-repo.js';
 import type { ToolContext } from './context.js';
 
@@ -12,6 +13,8 @@ export interface FileWorkspace {
   root: string;
   policy: FilePolicy;
   files: FileServices;
+  /** Free space under the state (issue 18): bookkeeping writes that hit a full disk are noted here. */
+  disk: DiskSpace;
 }
 
 /**
@@ -25,7 +28,7 @@ export function openWorkspace(ctx: ToolContext, remoteSessionId: string): FileWo
     throw new HoldfastError('SESSION_EXITED', `session ${session.id} is ${session.state}; open a new one with session(action="open")`);
   }
   const root = session.workspace_root;
-  return { session, root, policy: filePolicyFor(ctx.services.config.config, ctx.services.files.projects, root), files: ctx.services.files };
+  return { session, root, policy: filePolicyFor(ctx.services.config.config, ctx.services.files.projects, root), files: ctx.services.files, disk: ctx.services.disk };
 }
 
 /**

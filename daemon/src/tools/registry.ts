@@ -1,6 +1,7 @@
 import type { CallContext, ToolCallResult } from '@holdfast/shared/control';
 import { HoldfastError } from '@holdfast/shared/errors';
 import { findTool } from '@holdfast/shared/tools';
+import { diskFullError } from '../store/disk-space.js';
 import type { ToolContext, ToolServices } from './context.js';
 import { failure, toCallResult, type ToolOutcome } from './envelope.js';
 import { editHandler } from './edit/index.js';
@@ -51,7 +52,9 @@ export async function callTool(name: string, rawArgs: Record<string, unknown>, c
     result = await handler(parsed.data as never, { call, services, signal });
   } catch (err) {
     const ctx = typeof rawArgs.remote_session_id === 'string' ? { remote_session_id: rawArgs.remote_session_id } : {};
-    result = failure(type, err, { context: ctx });
+    // A full disk is a retryable DISK_FULL that says what still works, never an INTERNAL (issue 18).
+    const shown = services.disk.noteError(err) ? diskFullError(`${name}`, services.disk.freeBytes()) : err;
+    result = failure(type, shown, { context: ctx });
   }
   // Any tool use of a session counts as its activity (issue 18); the open that created it does not.
   const used = result.envelope.context.remote_session_id;

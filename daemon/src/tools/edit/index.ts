@@ -158,6 +158,8 @@ export async function editHandler(args: Args, ctx: ToolContext): Promise<ToolOut
   const ws = openWorkspace(ctx, args.remote_session_id);
   const rs = ws.session.id;
   const context = fileContext(ws, args.purpose);
+  // New bytes and their records need room: none while the disk is full (issue 18).
+  if (!args.dry_run) ctx.services.disk.assertWritable('edit');
   const key = args.dry_run ? undefined : args.idempotency_key;
   const digest = key ? argsDigest({ ...args, remote_session_id: undefined }) : '';
   if (key) {

@@ -88,7 +88,13 @@ export async function readFile(ws: FileWorkspace, raw: ReadItem, opts: ReadFileO
 
     if (facts.sha256 !== null) {
       const key = `${mode}|${pos.offset}|${pos.lineByteOffset}|${pos.limit}|${opts.budgetBytes}`;
-      const seen = ws.files.reads.recordRead(rs, p.realRel, facts.sha256, key);
+      let seen = false;
+      try {
+        seen = ws.files.reads.recordRead(rs, p.realRel, facts.sha256, key);
+      } catch (err) {
+        // Read tracking is bookkeeping: on a full disk the read still answers (issue 18).
+        if (!ws.disk.noteError(err)) throw err;
+      }
       if (seen && item.force !== true) {
         return {
           path: p.rel,
