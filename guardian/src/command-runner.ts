@@ -5,7 +5,7 @@ import { HoldfastError, KEY_SEQUENCES } from '@holdfast/shared/protocol';
 import type { Clock } from './clock.js';
 import { commandLine, typedLineFromEcho } from './command-line.js';
 import { CommandLimits, ShellTimings } from './constants.js';
-import { looksLikePrompt, probeForeground } from './input-probe.js';
+import { looksLikePrompt, probeForeground, shellPromptEvidence } from './input-probe.js';
 import { killEscalate } from './process-killer.js';
 import { procLink, readProcStat } from '@holdfast/shared/protocol';
 import type { MarkerEvent, PtyHost } from './pty-host.js';
@@ -22,7 +22,9 @@ import type { ScreenModel } from './screen-model.js';
  * command-line.ts), so it always prints `C`: a `D` before that `C` belongs to an earlier line and
  * is ignored. A `C` with no following `D` (PROMPT_COMMAND clobbered) ends the command at the
  * next prompt (`A`) with no exit code; a shell that exits ends it with the shell's exit code; a
- * command bash never started ends on `g.stop` with 130.
+ * command bash never started ends on `g.stop` with 130. An announced end counts only once the
+ * prompt's end (`B`) is followed by kernel evidence that the shell itself waits at its prompt
+ * (see `confirmEnd`, issue 18): a program cannot end its own command with forged markers.
  *
  * Waiting (`exec`, `wait`) returns when the command finished, when `waitMs` passed (or the
  * caller's request deadline is near), or early with `awaitingInput: true` when the PTY has been
@@ -54,7 +56,17 @@ interface Foreground {
   started: boolean;
   /** File holding a long command (removed when it finishes). */
   spillFile?: string;
+  /**
+   * The end the markers announced (`D`, or `A` without one), waiting for the shell's prompt to be
+   * confirmed by the kernel (issue 18); a later `D` replaces it.
+   */
+  pendingEnd?: { code: number | null; offset: number };
+  /** Bumped by every marker: a confirmation in flight for an older one is dropped. */
+  verifying?: number;
 }
+
+/** Longest pause between two checks that the shell sits at its prompt after an end marker, ms. */
+const PROMPT_CHECK_MAX_MS = 50;
 
 const copy = (r: CommandRecord): CommandRecord => ({ ...r });
 const MIN_PROBE_INTERVAL_MS = 250;
@@ -207,14 +219,17 @@ export class CommandRunner {
 
   private onMarker(m: MarkerEvent): void {
     const fg = this.fg;
+    if (fg) fg.verifying = (fg.verifying ?? 0) + 1;
     switch (m.kind) {
       case 'A':
-        if (fg?.started) this.finish(fg, null, m.offset); // no D came: PROMPT_COMMAND was clobbered
+        // No D came (PROMPT_COMMAND was clobbered): the command ends here, with no exit code.
+        if (fg?.started && !fg.pendingEnd) fg.pendingEnd = { code: null, offset: m.offset };
         break;
       case 'B':
         this.atPrompt = true;
         this.dirtyPrompt = false;
         this.promptEnd = m.offset;
+        if (fg?.pendingEnd) this.confirmEnd(fg, fg.verifying!);
         break;
       case 'C':
         this.atPrompt = false;
@@ -237,14 +252,46 @@ export class CommandRunner {
         break;
       case 'D':
         // A D before our C belongs to a line typed earlier (keys a program left unread, an empty
-        // line): every line we type is one command and prints C first, so it is not ours.
+        // line): every line we type is one command and prints C first, so it is not ours. The end
+        // it announces counts once the shell is seen at its prompt (B, then confirmEnd).
         if (fg?.started) {
           const code = m.arg !== null && /^\d+$/.test(m.arg) ? Number(m.arg) : null;
-          this.finish(fg, code, m.offset);
+          fg.pendingEnd = { code, offset: m.offset };
         }
         break;
     }
     this.notify();
+  }
+
+  /**
+   * Finishes the foreground command at its announced end once the kernel shows the shell itself
+   * waiting at its prompt (issue 18): a program in the session can print the markers (the nonce is
+   * no secret from code the shell runs), but it cannot make the terminal's foreground the shell's
+   * own process group with the shell blocked reading the terminal. While a job still owns the
+   * terminal (or the shell is busy), the check repeats — every marker restarts it, and the last
+   * `D` before the real prompt wins. A check that succeeds is repeated after the pending PTY
+   * output has been read (setImmediate runs after the poll phase), so markers already written by
+   * the real prompt are never overtaken.
+   */
+  private confirmEnd(fg: Foreground, token: number): void {
+    let pauseMs = 0;
+    const stale = (): boolean => this.fg !== fg || fg.verifying !== token || !fg.pendingEnd || this.closed;
+    const check = (confirmed: boolean): void => {
+      if (stale()) return;
+      const evidence = shellPromptEvidence(this.d.host.pid, this.d.host.ptsPath);
+      if (evidence === 'at_prompt' || evidence === 'unknown') {
+        if (!confirmed && evidence === 'at_prompt') {
+          setImmediate(() => check(true));
+          return;
+        }
+        const end = fg.pendingEnd!;
+        this.finish(fg, end.code, end.offset);
+        return;
+      }
+      pauseMs = Math.min(PROMPT_CHECK_MAX_MS, Math.max(1, pauseMs * 2));
+      setTimeout(() => check(false), pauseMs).unref();
+    };
+    check(false);
   }
 
   private finish(fg: Foreground, exitCode: number | null, outputEnd: number): void {

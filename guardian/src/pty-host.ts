@@ -8,7 +8,7 @@ import { ShellTimings } from './constants.js';
 import { log } from './log.js';
 import { MarkerParser, type MarkerKind } from './marker-parser.js';
 import { killEscalate, type KillTargets } from './process-killer.js';
-import { supportsIntegration, type IntegrationFiles } from './shell-integration.js';
+import { removeIntegrationFiles, supportsIntegration, type IntegrationFiles } from './shell-integration.js';
 
 /**
  * The session's one interactive shell in a PTY (DESIGN §5), node-pty with raw bytes
@@ -52,6 +52,8 @@ export interface PtyHostOptions {
   shellPath: string;
   nonce: string;
   files: IntegrationFiles;
+  /** Writes the integration files before a shell starts (they are removed once it is ready, issue 18). */
+  writeFiles?: () => void;
   log: SegmentLog;
   clock: Clock;
 }
@@ -225,6 +227,7 @@ export class PtyHost extends EventEmitter<{ marker: [MarkerEvent]; output: []; r
       log(`cwd ${cwd} does not exist; starting the shell in ${o.env.HOME ?? '/'}`);
       cwd = o.env.HOME && existsSync(o.env.HOME) ? o.env.HOME : '/';
     }
+    if (mode !== 'plain') o.writeFiles?.();
     let p: pty.IPty;
     try {
       p = pty.spawn(o.shellPath, args, { name: o.env.TERM ?? 'xterm-256color', cols: this.cols, rows: this.rows, cwd, env: o.env, encoding: null });
@@ -302,6 +305,8 @@ export class PtyHost extends EventEmitter<{ marker: [MarkerEvent]; output: []; r
       if (it.marker === 'A' && !inst.ready) {
         inst.ready = true;
         this.clearRcTimer();
+        // The shell has read its rc files: the nonce they hold leaves the disk (issue 18).
+        if (this.opts.writeFiles) removeIntegrationFiles(this.opts.files);
         log(`shell pid ${inst.pid} generation ${inst.generation} ready`);
         this.emit('ready', inst.generation);
       }

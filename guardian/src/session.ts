@@ -28,7 +28,7 @@ import { procLink } from '@holdfast/shared/protocol';
 import { findShell, PtyHost, type ShellExit } from './pty-host.js';
 import { routeRequest } from './request-router.js';
 import { ScreenModel } from './screen-model.js';
-import { writeIntegrationFiles } from './shell-integration.js';
+import { writeIntegrationFiles, type IntegrationFiles } from './shell-integration.js';
 import { TaskRunner } from './task-runner.js';
 
 /**
@@ -66,7 +66,8 @@ export class Session {
     private readonly bundlePath: string,
   ) {
     mkdirSync(spec.sessionDir, { recursive: true, mode: 0o700 });
-    const files = writeIntegrationFiles(join(spec.sessionDir, 'shell'), this.nonce);
+    const writeFiles = (): IntegrationFiles => writeIntegrationFiles(join(spec.sessionDir, 'shell'), this.nonce);
+    const files = writeFiles();
     this.ptyLog = new SegmentLog(join(spec.sessionDir, 'pty'), OutputLimits.PTY_LOG_SEGMENT_BYTES, OutputLimits.PTY_LOG_SEGMENTS);
     const baseEnv: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined) baseEnv[k] = v;
@@ -76,7 +77,7 @@ export class Session {
 
     const cols = spec.cols > 0 ? Math.min(spec.cols, 1000) : SessionDefaults.PTY_COLS;
     const rows = spec.rows > 0 ? Math.min(spec.rows, 1000) : SessionDefaults.PTY_ROWS;
-    this.host = new PtyHost({ cwd: spec.cwd, cols, rows, env: shellEnv, shellPath, nonce: this.nonce, files, log: this.ptyLog, clock: this.clock });
+    this.host = new PtyHost({ cwd: spec.cwd, cols, rows, env: shellEnv, shellPath, nonce: this.nonce, files, writeFiles, log: this.ptyLog, clock: this.clock });
     this.screen = new ScreenModel(this.ptyLog, cols, rows);
     this.commands = new CommandRunner({
       host: this.host,

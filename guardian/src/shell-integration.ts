@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -17,6 +17,10 @@ import { join } from 'node:path';
  * history goes to `HISTFILE` in the session folder, not to the user's `~/.bash_history` (agent
  * commands do not end up in the user's personal history, and concurrent sessions do not
  * interleave there).
+ *
+ * The files hold the nonce: they are removed as soon as the shell is ready and written again
+ * before the session's next shell starts (issue 18). The nonce keeps stray markers out; the
+ * authenticity of a command's end is checked by the command runner against the kernel.
  *
  * Two files: `integration.sh` (markers only) and `rc.sh`, which first loads the user's files as a
  * login + interactive bash would (/etc/profile, then the first of ~/.bash_profile, ~/.bash_login,
@@ -96,6 +100,16 @@ export function writeIntegrationFiles(dir: string, nonce: string): IntegrationFi
   writeFileSync(integrationFile, integrationScript(nonce, join(dir, 'bash_history')), { mode: 0o600 });
   writeFileSync(rcFile, rcScript(integrationFile), { mode: 0o600 });
   return { rcFile, integrationFile };
+}
+
+/**
+ * Removes both files once the shell has loaded them (issue 18): they hold the marker nonce, and
+ * every program in the session runs as the same user. They are written again before the next
+ * shell of the session starts (reset, rc fallback).
+ */
+export function removeIntegrationFiles(files: IntegrationFiles): void {
+  rmSync(files.rcFile, { force: true });
+  rmSync(files.integrationFile, { force: true });
 }
 
 /** Single-quotes `s` for sh. */
