@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
+import { rootWith } from './users.js';
 
 /**
  * Small private filesystems for tests that need "another filesystem" or "a full disk" (issue 18):
@@ -9,13 +10,7 @@ import { mkdirSync } from 'node:fs';
 
 /** True when this process may mount (root with `mount`). */
 export function canMount(): boolean {
-  if (process.getuid?.() !== 0) return false;
-  try {
-    execFileSync('sh', ['-c', 'command -v mount && command -v umount'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
+  return rootWith(['mount', 'umount']);
 }
 
 /** Mounts a tmpfs of `sizeMiB` on `dir` (created when missing), mode 0755. */

@@ -13,15 +13,20 @@ export interface TestUser {
   gid: number;
 }
 
-/** True when this process may create users (root with `useradd` and `setpriv`). */
-export function canCreateUsers(): boolean {
+/** True when this process runs as root and every one of `commands` is on PATH. */
+export function rootWith(commands: readonly string[]): boolean {
   if (process.getuid?.() !== 0) return false;
   try {
-    execFileSync('sh', ['-c', 'command -v useradd && command -v userdel && command -v setpriv'], { stdio: 'ignore' });
+    execFileSync('sh', ['-c', commands.map((c) => `command -v ${c}`).join(' && ')], { stdio: 'ignore' });
     return true;
   } catch {
     return false;
   }
+}
+
+/** True when this process may create users (root with `useradd` and `setpriv`). */
+export function canCreateUsers(): boolean {
+  return rootWith(['useradd', 'userdel', 'setpriv']);
 }
 
 /** Creates a user `<prefix><random>` without a home folder or login shell. */
