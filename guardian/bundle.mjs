@@ -13,8 +13,32 @@ try {
   buildString = `${version}+unknown`;
 }
 
+// The MCP client (issue 13: upstream servers) is bundled too, minified on its own first: it is
+// initialised only when a session first uses an upstream server, but every guardian parses the
+// whole file, so its size is idle memory. The guardian's own code stays readable in stack traces.
+const MCP_CLIENT_EXPORTS = ['Client', 'ProtocolError', 'ReadBuffer', 'SdkError', 'SdkErrorCode', 'serializeMessage', 'StreamableHTTPClientTransport'];
+const vendor = await build({
+  stdin: { contents: `export { ${MCP_CLIENT_EXPORTS.join(', ')} } from '@modelcontextprotocol/client';`, resolveDir: new URL('.', import.meta.url).pathname, loader: 'js' },
+  bundle: true,
+  write: false,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  minify: true,
+  legalComments: 'none',
+  logLevel: 'warning',
+});
+const mcpClientVendor = {
+  name: 'mcp-client-vendor',
+  setup(b) {
+    b.onResolve({ filter: /^@modelcontextprotocol\/client$/ }, () => ({ path: 'mcp-client', namespace: 'vendor' }));
+    b.onLoad({ filter: /.*/, namespace: 'vendor' }, () => ({ contents: vendor.outputFiles[0].text, loader: 'js' }));
+  },
+};
+
 await build({
   entryPoints: [new URL('./src/main.ts', import.meta.url).pathname],
+  plugins: [mcpClientVendor],
   outfile: new URL('./dist/guardian.mjs', import.meta.url).pathname,
   bundle: true,
   platform: 'node',

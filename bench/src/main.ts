@@ -1,9 +1,14 @@
 #!/usr/bin/env node
 import { allRows } from './stats.js';
+import { codemapSuite } from './suites/codemap.js';
 import { execSuite } from './suites/exec.js';
+import { extensionsSuite } from './suites/extensions.js';
 import { filesSuite } from './suites/files.js';
 import { mcpSuite } from './suites/mcp.js';
+import { oauthSuite } from './suites/oauth.js';
 import { runtimeSuite } from './suites/runtime.js';
+import { sandboxSuite } from './suites/sandbox.js';
+import { workSuite } from './suites/work.js';
 
 /**
  * `npm run bench [-- suite…]`: runs the benchmark suites and prints medians and ratios against
@@ -15,6 +20,11 @@ const SUITES: Record<string, () => Promise<void>> = {
   mcp: mcpSuite,
   exec: execSuite,
   files: filesSuite,
+  oauth: oauthSuite,
+  sandbox: sandboxSuite,
+  codemap: codemapSuite,
+  extensions: extensionsSuite,
+  work: workSuite,
 };
 
 async function main(): Promise<void> {

@@ -23,7 +23,8 @@ export interface AuditEntry {
   /** `execute.run`, `execute.refused`, `execute.confirmation_requested`, `execute.stdin`, `execute.stop`, … */
   event: string;
   principal: string;
-  remote_session_id: string;
+  /** Absent for events of no session (OAuth owner lockout, issue 14). */
+  remote_session_id?: string;
   execution_task_id?: string;
   kind?: string;
   command?: string;

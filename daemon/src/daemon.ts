@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { buildInfo, buildString } from '@holdfast/shared/build';
-import { ControlEvents } from '@holdfast/shared/control';
+import { ControlEvents, type ToolProgressEvent } from '@holdfast/shared/control';
 import { HoldfastError } from '@holdfast/shared/errors';
 import { newId } from '@holdfast/shared/ids';
 import type { HomeLayout } from '@holdfast/shared/paths';
@@ -12,10 +12,15 @@ import { ConfigStore, writeDefaultConfigIfAbsent } from './config-store.js';
 import { ControlServer } from './control-server.js';
 import { runDoctor } from './doctor.js';
 import { createExecutionEngine, type ExecutionEngine } from './execution/wiring.js';
+import { approveServer } from './extensions/mcp/approve.js';
+import { createExtensionServices, type ExtensionServices } from './extensions/services.js';
 import { FileServices } from './files/file-services.js';
 import { acquireDaemonLock, clearStaleSocket } from './lock.js';
 import type { Logger } from './log.js';
-import { listTaskLogs, readTaskLog, resourceTemplates } from './resources/task-logs.js';
+import { OAuthService } from './oauth/service.js';
+import { EventStreamHub } from './events/stream-hub.js';
+import { listResources, readResource, resourceTemplates } from './resources/index.js';
+import { Retention } from './retention.js';
 import { createRouter, type ControlHandlers } from './router.js';
 import { SessionManager } from './sessions/manager.js';
 import { pickExpired } from './sessions/quota.js';
@@ -23,10 +28,13 @@ import { Reaper } from './sessions/reaper.js';
 import { recoverSessions } from './sessions/recovery.js';
 import { checkpoint, openDatabase, type Db } from './store/db.js';
 import { DiskSpace, isDiskFullError } from './store/disk-space.js';
-import { EventsRepo } from './store/events-repo.js';
+import { EventsRepo, EventsRetention } from './store/events-repo.js';
+import { RetentionQueries } from './store/retention-queries.js';
+import { SessionRolesRepo } from './store/session-roles-repo.js';
 import { SessionsRepo } from './store/sessions-repo.js';
 import type { ToolServices } from './tools/context.js';
 import { callTool } from './tools/registry.js';
+import { createWorkServices, type WorkServices } from './work/services.js';
 
 export interface DaemonOptions {
   layout: HomeLayout;
@@ -50,6 +58,11 @@ export class Daemon {
   private execution!: ExecutionEngine;
   private files!: FileServices;
   private disk!: DiskSpace;
+  private oauth!: OAuthService;
+  private extensions!: ExtensionServices;
+  private work!: WorkServices;
+  private streams!: EventStreamHub;
+  private retention!: Retention;
   private reaper!: Reaper;
   private server!: ControlServer;
   private releaseLock: (() => Promise<void>) | null = null;
@@ -85,17 +98,48 @@ export class Daemon {
     this.db = openDatabase(l.db);
     this.sessionsRepo = new SessionsRepo(this.db);
     this.eventsRepo = new EventsRepo(this.db, (err) => this.disk.noteError(err));
-    this.manager = new SessionManager(l, this.configStore, this.sessionsRepo, this.eventsRepo, this.log, (err) => this.disk.noteError(err));
-    this.execution = createExecutionEngine(this.db, l, this.configStore, this.manager, this.sessionsRepo, this.log);
+    this.manager = new SessionManager(l, this.configStore, this.sessionsRepo, this.eventsRepo, this.log, new SessionRolesRepo(this.db), (err) => this.disk.noteError(err));
+    this.execution = createExecutionEngine(this.db, l, this.manager, this.log);
     this.files = new FileServices(this.db, l, { audit: this.execution.services.audit, projects: this.execution.services.projects });
+    // OAuth state lives here; adapters cache keys and approvals and hear about changes (issue 14).
+    this.oauth = new OAuthService(this.db, l, this.configStore, this.log, this.execution.services.audit, (change) => this.server?.broadcast(ControlEvents.oauthChanged, change));
+    this.extensions = createExtensionServices(this.db, l.skillsDir);
     const sweptTemps = this.files.recover();
     if (sweptTemps.length > 0) this.log.info('removed temp files of interrupted writes', { files: sweptTemps });
+    this.work = createWorkServices(this.db, l, this.files.temps);
+    const sweptArtifacts = this.work.store.sweepOrphans(this.work.artifacts);
+    if (sweptArtifacts.length > 0) this.log.info('removed artifact files that were never recorded', { files: sweptArtifacts });
+    this.retention = new Retention(
+      {
+        layout: l,
+        queries: new RetentionQueries(this.db),
+        tasks: this.execution.services.tasks,
+        plans: this.work.plans,
+        artifacts: this.work.artifacts,
+        artifactStore: this.work.store,
+        events: new EventsRetention(this.db),
+      },
+      () => this.configStore.config.retention,
+      this.log,
+    );
+    this.streams = new EventStreamHub(this.eventsRepo, { layout: l, tasks: this.execution.services.tasks, edits: this.files.edits }, (name) => this.configStore.findWorkspace(name) !== undefined, this.log);
+    this.streams.start();
     const report = await recoverSessions(l, this.manager, this.sessionsRepo, this.eventsRepo, this.log);
     this.log.info('recovery done', { adopted: report.adopted.length, exited: report.exited.length, lost: report.lost.length, orphans_killed: report.orphansKilled.length });
     this.eventsRepo.append({ kind: 'daemon.started', data: { pid: process.pid, build: buildString(), ...report } });
 
     await clearStaleSocket(l.daemonSocket);
-    const services: ToolServices = { layout: l, config: this.configStore, sessions: this.manager, events: this.eventsRepo, execution: this.execution.services, files: this.files, disk: this.disk };
+    const services: ToolServices = {
+      layout: l,
+      config: this.configStore,
+      sessions: this.manager,
+      events: this.eventsRepo,
+      execution: this.execution.services,
+      files: this.files,
+      extensions: this.extensions,
+      work: this.work,
+      disk: this.disk,
+    };
     const router = createRouter(this.handlers(services), (m) => {
       if (this.draining && m !== 'daemon.status') throw new HoldfastError('DAEMON_DRAINING', 'holdfastd is restarting; retry in a moment', { retryable: true });
     });
@@ -115,6 +159,7 @@ export class Daemon {
     this.reaper = new Reaper(this.manager, () => this.configStore.config.sessions.reaper_interval_ms, this.log);
     this.reaper.start();
     this.execution.start();
+    this.retention.start();
     this.log.info('holdfastd ready', { pid: process.pid, build: buildString(), home: l.home });
   }
 
@@ -141,7 +186,13 @@ export class Daemon {
         guardian_protos: [...ProtocolVersions.GUARDIAN_SUPPORTED],
         sessions: { live: this.sessionsRepo.listLive().length, total: this.sessionsRepo.listAll().length, max_live: this.configStore.config.sessions.max_live },
       }),
-      'daemon.doctor': async () => ({ checks: await runDoctor(this.layout, this.db, this.sessionsRepo) }),
+      'daemon.doctor': async () => ({
+        checks: await runDoctor(this.layout, this.db, this.sessionsRepo, {
+          sandbox: this.manager.sandbox,
+          services,
+          held: { work: this.work, retention: this.retention, events: new EventsRetention(this.db), tasks: this.execution.services.tasks },
+        }),
+      }),
       'daemon.restart': () => this.restart(),
       'daemon.stop': (p) => {
         setImmediate(() => void this.stop(p.kill_sessions, 0));
@@ -156,12 +207,12 @@ export class Daemon {
       'session.open': (p, ctx) => m.open({ ...p, signal: ctx.signal }),
       'session.list': async (p) => ({ sessions: await m.list(p.all) }),
       'session.get': async (p) => {
-        m.requireOwned(p.id, null);
+        m.requireExisting(p.id);
         return { session: await m.view(p.id) };
       },
       'session.kill': async (p) => {
         // Only live sessions are killed (and reported); an ended one is left as it ended.
-        const rows = p.all ? this.sessionsRepo.listLive() : [m.requireOwned(p.id!, null)];
+        const rows = p.all ? this.sessionsRepo.listLive() : [m.requireExisting(p.id!)];
         const ids = rows.filter((r) => r.state === 'running' || r.state === 'starting').map((r) => r.id);
         await Promise.all(ids.map((id) => m.end(id, 'killed')));
         return { killed: ids };
@@ -174,28 +225,43 @@ export class Daemon {
         return { pruned, kept_busy: facts.filter((f) => f.busy).map((f) => f.id) };
       },
       'session.read': async (p) => {
-        m.requireOwned(p.id, null);
+        m.requireExisting(p.id);
         const link = await m.ensureLink(p.id);
         return link.read({ src: 'pty', from: p.from, max: p.max, waitMs: p.wait_ms });
       },
       'session.snapshot': async (p) => {
-        m.requireOwned(p.id, null);
+        m.requireExisting(p.id);
         return (await m.ensureLink(p.id)).snapshot();
       },
       'session.input': async (p) => {
-        m.requireOwned(p.id, null);
+        m.requireExisting(p.id);
         await (await m.ensureLink(p.id)).input({ ...(p.text !== undefined ? { text: p.text } : {}), ...(p.keys !== undefined ? { keys: p.keys } : {}) });
         return { ok: true };
       },
       'session.exec': async (p) => {
-        m.requireOwned(p.id, null);
+        m.requireExisting(p.id);
         const r = await (await m.ensureLink(p.id)).exec({ id: newId('executionTask'), command: p.command, waitMs: p.wait_ms });
         return r.ok ? { ok: true, cmd: r.cmd } : { ok: false, reason: r.reason, cmd: r.running };
       },
-      'tool.call': (p, ctx) => callTool(p.tool, p.arguments, p.context, services, ctx.signal),
+      'tool.call': (p, ctx) => {
+        const id = p.context.progress_id;
+        // Progress goes back on the connection that made the call (the adapter forwards it).
+        const progress =
+          id === undefined ? undefined : (u: Omit<ToolProgressEvent, 'progress_id'>) => void ctx.peer.emitEvent(ControlEvents.toolProgress, { progress_id: id, ...u } satisfies ToolProgressEvent).catch(() => undefined);
+        return callTool(p.tool, p.arguments, p.context, services, ctx.signal, progress);
+      },
+      'mcp.approve': (p) => {
+        const r = approveServer(this.configStore, this.extensions.approvals, p.workspace, p.name);
+        this.eventsRepo.append({ workspace: r.workspace, kind: 'mcp.approved', data: { name: r.name, entry_sha256: r.entry_sha256 } });
+        return r;
+      },
       'resource.templates': () => resourceTemplates(),
-      'resource.list': (p) => listTaskLogs(p, services),
-      'resource.read': (p) => readTaskLog(p, services),
+      ...this.oauth.handlers(),
+      'resource.list': (p) => listResources(p, services),
+      'resource.read': (p) => readResource(p, services),
+      'events.follow': (p, ctx) =>
+        this.streams.follow(ctx.peer, p, () => new HoldfastError('WORKSPACE_NOT_FOUND', `no workspace named "${p.workspace}"; registered: ${this.configStore.listWorkspaces().map((w) => w.name).join(', ') || '(none)'}`)),
+      'events.unfollow': (p, ctx) => ({ stopped: this.streams.unfollow(ctx.peer, p.stream) }),
     };
   }
 
@@ -251,6 +317,8 @@ export class Daemon {
     this.stopped = true;
     this.draining = true;
     this.reaper?.stop();
+    this.retention?.stop();
+    this.streams?.stop();
     this.execution?.stop();
     this.disk?.stop();
     await this.files?.close();

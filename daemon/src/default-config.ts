@@ -109,8 +109,40 @@ security:
     # Allowed without asking even when default is confirm or deny; matched strictly (the leading
     # arguments exactly as written), e.g. "npm test", "make build".
     allow: []
+  # Confine every session shell and what it starts (docs/sandbox.md): off | auto | bwrap | landlock.
+  # Any mode but off is a requirement: a session that cannot be confined is refused. The same keys
+  # may be set per principal (exact name or a pattern such as "oauth:*").
+  # sandbox:
+  #   mode: auto
+  #   network: off          # no network at all (bwrap) / no TCP (landlock)
+  #   writable: [~/.npm, ~/.cache, ~/.cargo/registry, ~/go/pkg]
+  #   principals:
+  #     "oauth:*": { mode: auto, network: off }
 
 retention:
-  # Days finished execution tasks (rows and their logs) are kept; 0 keeps them forever.
+  # Each kind of record ages out on its own clock, in days; 0 keeps that kind forever.
+  # Kept whatever their age: running tasks, what an undelivered plan cites as evidence, and the
+  # artifacts and events of live sessions. \`holdfast doctor\` shows what the next sweep removes.
+  # Finished execution tasks (rows and their logs) and the log folders of ended sessions.
   task_days: 30
+  # Events (the history \`holdfast observe\` replays) of ended sessions, and daemon-wide events.
+  event_days: 30
+  # Artifacts (snapshots in state/artifacts/) of ended sessions.
+  artifact_days: 30
+  # Delivered plans, and plans of ended sessions, counted from their last change.
+  plan_days: 90
+  # How often a sweep runs, seconds.
+  sweep_interval_s: 21600
+
+# Upstream MCP servers every session may use through mcp_tool (docs/extensions.md), in the format
+# of Claude Code's .mcp.json; \${VAR} and \${VAR:-default} come from holdfastd's environment.
+# A workspace's own .mcp.json servers need \`holdfast mcp approve <workspace> <name>\` first.
+# mcp_servers:
+#   memory:
+#     command: npx
+#     args: [-y, "@modelcontextprotocol/server-memory"]
+#   tracker:
+#     type: http
+#     url: https://tracker.example/mcp
+#     headers: { Authorization: "Bearer \${TRACKER_TOKEN}" }
 `;

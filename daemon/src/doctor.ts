@@ -1,10 +1,15 @@
 import { execFileSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, realpathSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { buildString } from '@holdfast/shared/build';
+import type { UpstreamState } from '@holdfast/shared/protocol';
+import { workspaceExtensions } from './extensions/inventory.js';
+import type { ToolServices } from './tools/context.js';
 import type { DoctorCheck } from '@holdfast/shared/control';
 import { longestSocketPathBytes, SUN_PATH_MAX_BYTES, type HomeLayout } from '@holdfast/shared/paths';
 import { isGuardianManifest, isProcessAlive, readJson, type GuardianManifest } from '@holdfast/shared/protocol';
+import type { SandboxPlanner } from './sandbox/planner.js';
+import { storeChecks, type StoreFacts } from './doctor-store.js';
 import type { Db } from './store/db.js';
 import type { SessionsRepo } from './store/sessions-repo.js';
 import { guardianBundlePath } from './sessions/launcher.js';
@@ -20,10 +25,19 @@ function mode(path: string): string | null {
 /**
  * `holdfast doctor` (DESIGN §7), run inside the daemon. Redacted: paths, modes, counts and
  * versions only — never tokens or file contents. Checks: versions, paths and socket path length,
- * permissions, DB integrity, DB rows against live guardians, orphan manifests, node-pty loading,
- * systemd KillMode.
+ * permissions, DB integrity, what the store and logs hold and what retention removes next
+ * (issue 11, with `held`), DB rows against live guardians, orphan manifests, node-pty loading,
+ * systemd KillMode, the sandbox (issue 17): the configured mode, whether bwrap and the Landlock
+ * helper work here, and what `auto` would pick; and per workspace its skills and upstream MCP
+ * servers with their states (issue 13). `extra` parts omitted: those checks are skipped.
  */
-export async function runDoctor(layout: HomeLayout, db: Db, sessions: SessionsRepo): Promise<DoctorCheck[]> {
+export async function runDoctor(
+  layout: HomeLayout,
+  db: Db,
+  sessions: SessionsRepo,
+  extra: { sandbox?: SandboxPlanner; services?: ToolServices; held?: StoreFacts } = {},
+): Promise<DoctorCheck[]> {
+  const { sandbox, services, held } = extra;
   const checks: DoctorCheck[] = [];
   const add = (name: string, ok: boolean, detail: string, data?: Record<string, unknown>): void => {
     checks.push(data ? { name, ok, detail, data } : { name, ok, detail });
@@ -68,6 +82,8 @@ export async function runDoctor(layout: HomeLayout, db: Db, sessions: SessionsRe
   const version = db.pragma('user_version', { simple: true }) as number;
   add('database', integrity === 'ok', `integrity ${integrity}, journal ${journal}, schema v${version}`, { integrity, journal_mode: journal, schema_version: version });
 
+  if (held) for (const c of storeChecks(layout, db, sessions, held)) checks.push(c);
+
   const live = sessions.listLive();
   const dead = live.filter((r) => !(r.guardian_pid && isProcessAlive(r.guardian_pid, r.guardian_start_time)));
   add('sessions', dead.length === 0, `${live.length} live rows, ${live.length - dead.length} with a live guardian${dead.length ? `; without: ${dead.map((r) => r.id).join(', ')}` : ''}`, {
@@ -101,6 +117,19 @@ export async function runDoctor(layout: HomeLayout, db: Db, sessions: SessionsRe
     add('node-pty', false, `node-pty does not load: ${(err as Error).message.split('\n')[0]}`);
   }
 
+  if (sandbox) {
+    const r = await sandbox.report();
+    const usable = r.mode === 'off' || (r.mode === 'auto' ? r.auto !== 'none' : r[r.mode].ok);
+    const effective = r.mode === 'auto' ? (r.auto === 'none' ? 'none (sessions that require it are refused)' : r.auto) : r.mode;
+    add(
+      'sandbox',
+      usable,
+      `mode ${r.mode} (effective: ${effective}), network ${r.network}; bwrap: ${r.bwrap.detail}; landlock: ${r.landlock.detail}${r.principals.length ? `; per-principal keys: ${r.principals.join(', ')}` : ''}`,
+      { mode: r.mode, effective: r.mode === 'auto' ? r.auto : r.mode, network: r.network, bwrap: r.bwrap, landlock: r.landlock, auto: r.auto, principals: r.principals },
+    );
+  }
+  if (services) for (const c of await extensionChecks(services, live)) checks.push(c);
+
   try {
     const out = execFileSync('systemctl', ['--user', 'show', '-p', 'KillMode', '--value', 'holdfastd.service'], { encoding: 'utf8', timeout: 5000, stdio: ['ignore', 'pipe', 'ignore'] }).trim();
     add('systemd', out === '' || out === 'process', out === '' ? 'holdfastd.service not installed' : `KillMode=${out}${out === 'process' ? '' : ' (must be process, or a unit restart kills every session)'}`);
@@ -108,4 +137,56 @@ export async function runDoctor(layout: HomeLayout, db: Db, sessions: SessionsRe
     add('systemd', true, 'systemctl --user not available (not running under systemd)');
   }
   return checks;
+}
+
+/**
+ * One check per registered workspace (issue 13): its skills (kind, or why invalid) and upstream
+ * servers (source and state; live states from the workspace's running sessions). Fails when a
+ * skill or server entry is invalid.
+ */
+async function extensionChecks(services: ToolServices, live: ReturnType<SessionsRepo['listLive']>): Promise<DoctorCheck[]> {
+  const cfg = services.config.config;
+  const x = services.extensions;
+  const out: DoctorCheck[] = [];
+  for (const ws of cfg.workspaces) {
+    let root: string;
+    try {
+      root = realpathSync(ws.path);
+    } catch {
+      continue;
+    }
+    const states: UpstreamState[] = [];
+    const running = new Map<string, number[]>();
+    for (const row of live.filter((r) => r.workspace_root === root && r.state === 'running')) {
+      try {
+        const link = await services.sessions.ensureLink(row.id);
+        if (!link.hostsUpstreams) continue;
+        for (const st of (await link.mcpStatus()).servers) {
+          states.push(st);
+          if (st.state === 'running' && st.pid !== null) running.set(st.name, [...(running.get(st.name) ?? []), st.pid]);
+        }
+      } catch {
+        // unreachable guardian: the sessions check reports it
+      }
+    }
+    const found = workspaceExtensions({ config: cfg, approvals: x.approvals, env: x.env, homeSkillsDir: x.homeSkillsDir, workspaceName: ws.name, workspaceRoot: root }, states);
+    const skills = found.skills.map((k) => `${k.name} (${k.kind}${k.error ? `: ${k.error}` : ''})`);
+    const servers = found.servers.map((v) => {
+      const pids = running.get(v.name);
+      const state = pids ? `running in ${pids.length} session(s), pid ${pids.join(', ')}` : v.state;
+      return `${v.name} (${v.source}, ${state}${v.problem ? `: ${v.problem}` : ''})`;
+    });
+    const invalid = found.skills.some((k) => k.kind === 'invalid') || found.servers.some((v) => v.state === 'invalid');
+    out.push({
+      name: `extensions ${ws.name}`,
+      ok: !invalid,
+      detail: `skills: ${skills.join(', ') || '(none)'}; mcp servers: ${servers.join(', ') || '(none)'}`,
+      data: {
+        workspace: ws.name,
+        skills: found.skills.map((k) => ({ name: k.name, kind: k.kind, source: k.source, ...(k.error ? { error: k.error } : {}) })),
+        mcp_servers: found.servers.map((v) => ({ ...v, ...(running.has(v.name) ? { running_pids: running.get(v.name) } : {}) })),
+      },
+    });
+  }
+  return out;
 }

@@ -66,3 +66,28 @@ export const ServerTimings = {
   /** A long wait answers this much before the caller's request deadline, ms. */
   DEADLINE_MARGIN_MS: 150,
 } as const;
+
+/** Upstream MCP servers hosted for the session (issue 13; docs/extensions.md). */
+export const UpstreamLimits = {
+  /** One segment of a server's stderr log, bytes (× STDERR_SEGMENTS retained = 4 MiB). */
+  STDERR_SEGMENT_BYTES: 1024 * 1024,
+  STDERR_SEGMENTS: 4,
+  /** Lines of stderr quoted in an UPSTREAM_EXITED / UPSTREAM_UNAVAILABLE error. */
+  STDERR_TAIL_LINES: 20,
+  /** Bytes read from the end of the stderr log to find those lines. */
+  STDERR_TAIL_BYTES: 4096,
+  /** Spawn (or connect) + `initialize` must finish within this, ms. */
+  CONNECT_TIMEOUT_MS: 30_000,
+  /** `tools/list` (every page) must finish within this, ms. */
+  LIST_TIMEOUT_MS: 30_000,
+  /** `tools/list` pages followed at most (a server whose cursor never ends is an error). */
+  LIST_MAX_PAGES: 64,
+  /** `tools/call` without a timeout from the daemon, ms (reset by upstream progress). */
+  DEFAULT_CALL_TIMEOUT_MS: 110_000,
+  /** After a connection closed, wait this long for the process's exit status, ms. */
+  EXIT_SETTLE_MS: 1000,
+  /** Stopping a stdio server: after its stdin is closed, wait this before the kill escalation, ms. */
+  CLOSE_GRACE_MS: 1000,
+  /** The server's `instructions` kept for `describe`, characters. */
+  INSTRUCTIONS_MAX_CHARS: 2000,
+} as const;

@@ -8,6 +8,7 @@ import { ShellTimings } from './constants.js';
 import { log } from './log.js';
 import { MarkerParser, type MarkerKind } from './marker-parser.js';
 import { killEscalate, type KillTargets } from './process-killer.js';
+import { innermostPid, type Launch } from './sandbox-launch.js';
 import { removeIntegrationFiles, supportsIntegration, type IntegrationFiles } from './shell-integration.js';
 
 /**
@@ -56,13 +57,18 @@ export interface PtyHostOptions {
   writeFiles?: () => void;
   log: SegmentLog;
   clock: Clock;
+  /** Runs the shell inside the session's sandbox (issue 17, sandbox-launch.ts); absent = as is. */
+  wrap?: (file: string, args: string[], cwd: string) => Launch;
 }
 
 type Mode = 'rc' | 'norc' | 'plain';
 
 interface Instance {
   pty: pty.IPty;
+  /** The process the PTY started (the shell, or the sandbox wrapping it); it leads the terminal session. */
   pid: number;
+  /** The shell itself inside a sandbox, once it runs (see {@link innermostPid}). */
+  shellPid?: number;
   generation: number;
   mode: Mode;
   parser: MarkerParser;
@@ -113,9 +119,14 @@ export class PtyHost extends EventEmitter<{ marker: [MarkerEvent]; output: []; r
     return this.gen;
   }
 
-  /** Pid of the current shell (0 before start). */
+  /** Pid of the current shell (0 before start); inside a sandbox, the shell's own pid once it runs. */
   get pid(): number {
-    return this.inst?.pid ?? 0;
+    const i = this.inst;
+    if (!i) return 0;
+    if (!this.opts.wrap || i.shellPid !== undefined) return i.shellPid ?? i.pid;
+    const inner = i.alive ? innermostPid(i.pid) : null;
+    if (inner !== null) i.shellPid = inner;
+    return inner ?? i.pid;
   }
 
   /** The current shell runs. */
@@ -230,7 +241,8 @@ export class PtyHost extends EventEmitter<{ marker: [MarkerEvent]; output: []; r
     if (mode !== 'plain') o.writeFiles?.();
     let p: pty.IPty;
     try {
-      p = pty.spawn(o.shellPath, args, { name: o.env.TERM ?? 'xterm-256color', cols: this.cols, rows: this.rows, cwd, env: o.env, encoding: null });
+      const run = o.wrap ? o.wrap(o.shellPath, args, cwd) : { file: o.shellPath, args };
+      p = pty.spawn(run.file, run.args, { name: o.env.TERM ?? 'xterm-256color', cols: this.cols, rows: this.rows, cwd, env: o.env, encoding: null });
     } catch (err) {
       // node-pty reports exec failures as exit code 1; a throw means no PTY could be made at all.
       log(`cannot start the shell ${o.shellPath}`, err);

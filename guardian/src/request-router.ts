@@ -1,6 +1,9 @@
 import {
   G,
+  GEvents,
   HoldfastError,
+  isMcpCallToolParams,
+  isMcpListToolsParams,
   isExecParams,
   isInputParams,
   isReadParams,
@@ -11,6 +14,7 @@ import {
   isWaitParams,
   LinkTimeouts,
   type InputResult,
+  type McpProgressEvent,
 } from '@holdfast/shared/protocol';
 import type { RequestContext } from '@holdfast/shared/wire';
 import { ServerTimings } from './constants.js';
@@ -31,7 +35,8 @@ import type { Session } from './session.js';
  * `g.reset_shell` answers the new `GuardianStatus`; `g.stop` and `g.wait` answer the
  * `CommandRecord` or `TaskRecord` (`TASK_NOT_FOUND` for an unknown id); `g.shutdown` answers
  * the `ExitRecord` and the process exits right after. Work requests on an ending session get
- * `SESSION_EXITED`.
+ * `SESSION_EXITED`. `g.mcp.status` answers `{servers: UpstreamState[]}`; `g.mcp.call_tool` with a
+ * `progressId` emits `g.mcp.progress` events to the calling connection while it runs (issue 13).
  */
 export async function routeRequest(s: Session, method: string, params: unknown, ctx: RequestContext): Promise<unknown> {
   const wctx = {
@@ -96,6 +101,22 @@ export async function routeRequest(s: Session, method: string, params: unknown, 
       const rec = await s.shutdown(params.reason);
       setImmediate(() => void s.exitProcess());
       return rec;
+    }
+    case G.mcpStatus:
+      return { servers: s.upstream.status() };
+    case G.mcpListTools:
+      if (!isMcpListToolsParams(params)) throw bad('server (an UpstreamSpec) required');
+      live();
+      s.clock.instruction(false);
+      return s.upstream.listTools(params.server, ctx.signal);
+    case G.mcpCallTool: {
+      if (!isMcpCallToolParams(params)) throw bad('server, tool, arguments required');
+      live();
+      s.clock.instruction(true);
+      const id = params.progressId;
+      const onProgress =
+        id === undefined ? undefined : (p: Omit<McpProgressEvent, 'progressId'>) => void ctx.peer.emitEvent(GEvents.mcpProgress, { progressId: id, ...p } satisfies McpProgressEvent).catch(() => undefined);
+      return s.upstream.callTool(params, ctx.signal, onProgress);
     }
     case G.bye:
       log(`${(ctx.peer.remote as { role?: string } | undefined)?.role ?? 'peer'} says bye (restart handoff, not a shutdown)`);

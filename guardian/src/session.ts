@@ -28,8 +28,10 @@ import { procLink } from '@holdfast/shared/protocol';
 import { findShell, PtyHost, type ShellExit } from './pty-host.js';
 import { routeRequest } from './request-router.js';
 import { ScreenModel } from './screen-model.js';
+import { sandboxEnv, sandboxLaunch } from './sandbox-launch.js';
 import { writeIntegrationFiles, type IntegrationFiles } from './shell-integration.js';
 import { TaskRunner } from './task-runner.js';
+import { UpstreamHost } from './upstream/upstream-host.js';
 
 /**
  * One guardian = one remote session (DESIGN §1, §5): wires the PTY shell, foreground commands,
@@ -54,6 +56,8 @@ export class Session {
   readonly screen: ScreenModel;
   readonly commands: CommandRunner;
   readonly tasks: TaskRunner;
+  /** Upstream MCP servers of the session (issue 13). */
+  readonly upstream: UpstreamHost;
   readonly reader: OutputReader;
   readonly server: GuardianServer;
   private readonly orphan: OrphanTimer;
@@ -71,13 +75,15 @@ export class Session {
     this.ptyLog = new SegmentLog(join(spec.sessionDir, 'pty'), OutputLimits.PTY_LOG_SEGMENT_BYTES, OutputLimits.PTY_LOG_SEGMENTS);
     const baseEnv: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined) baseEnv[k] = v;
-    Object.assign(baseEnv, spec.env, { PAGER: 'cat', GIT_PAGER: 'cat' });
+    Object.assign(baseEnv, spec.env, { PAGER: 'cat', GIT_PAGER: 'cat' }, sandboxEnv(spec.sandbox));
+    const sandbox = spec.sandbox;
+    const wrap = sandbox ? (file: string, args: string[], cwd: string) => sandboxLaunch(sandbox, cwd, file, args) : undefined;
     const shellEnv = { ...baseEnv, TERM: 'xterm-256color' };
     const shellPath = spec.shell ?? findShell(baseEnv.PATH, baseEnv.SHELL);
 
     const cols = spec.cols > 0 ? Math.min(spec.cols, 1000) : SessionDefaults.PTY_COLS;
     const rows = spec.rows > 0 ? Math.min(spec.rows, 1000) : SessionDefaults.PTY_ROWS;
-    this.host = new PtyHost({ cwd: spec.cwd, cols, rows, env: shellEnv, shellPath, nonce: this.nonce, files, writeFiles, log: this.ptyLog, clock: this.clock });
+    this.host = new PtyHost({ cwd: spec.cwd, cols, rows, env: shellEnv, shellPath, nonce: this.nonce, files, writeFiles, log: this.ptyLog, clock: this.clock, ...(wrap ? { wrap } : {}) });
     this.screen = new ScreenModel(this.ptyLog, cols, rows);
     this.commands = new CommandRunner({
       host: this.host,
@@ -97,7 +103,9 @@ export class Session {
         this.reader.notify(`task:${id}:stdout`);
         this.reader.notify(`task:${id}:stderr`);
       },
+      ...(wrap ? { wrap } : {}),
     });
+    this.upstream = new UpstreamHost({ sessionDir: spec.sessionDir, baseEnv, cwd: spec.cwd });
     this.reader = new OutputReader({ sessionDir: spec.sessionDir, source: (src) => this.source(src) });
     this.server = new GuardianServer({
       socketPath: spec.socketPath,
@@ -156,11 +164,12 @@ export class Session {
       proto: ProtocolVersions.GUARDIAN,
       shell,
       cwd: h.alive ? procLink(h.pid, 'cwd') : null,
-      clock: this.clock.snapshot(this.commands.foreground !== null || this.tasks.anyRunning),
+      clock: this.clock.snapshot(this.commands.foreground !== null || this.tasks.anyRunning || this.upstream.busy),
       pty: { start: this.ptyLog.start, end: this.ptyLog.end },
       foreground: this.commands.foreground,
       tasks: this.tasks.list(),
       daemonConnections: this.server.daemonConnections,
+      ...(this.spec.sandbox ? { sandbox: { mode: this.spec.sandbox.mode, network: this.spec.sandbox.network } } : {}),
     };
   }
 
@@ -186,8 +195,10 @@ export class Session {
     log(`ending: ${reason}`);
     this.ending = (async () => {
       this.orphan.stop();
-      const groups = this.tasks.allGroups();
+      const groups = [...this.tasks.allGroups(), ...this.upstream.groups()];
+      const closing = this.upstream.closeAll();
       const shellExit = await this.host.endSession({ final: true, also: { sessions: groups, groups } });
+      await closing;
       return this.finish(reason, shellExit, null);
     })();
     return this.ending;
@@ -217,8 +228,10 @@ export class Session {
     log(`the shell exited by itself (code ${e.exitCode}, signal ${e.signal}): ending the session`);
     this.ending = (async () => {
       this.orphan.stop();
-      const groups = this.tasks.allGroups();
+      const groups = [...this.tasks.allGroups(), ...this.upstream.groups()];
+      const closing = this.upstream.closeAll();
       await this.host.endSession({ final: true, also: { sessions: groups, groups } });
+      await closing;
       return this.finish('shell_exit', e, e.exitCode);
     })();
     const rec = await this.ending;

@@ -6,6 +6,7 @@ import type { Clock } from './clock.js';
 import { TaskLimits } from './constants.js';
 import { log } from './log.js';
 import { killEscalate } from './process-killer.js';
+import { findProgram, type Launch } from './sandbox-launch.js';
 
 /**
  * Background tasks (DESIGN §5): each its own process group and session (`detached: true`), stdin
@@ -30,6 +31,8 @@ export interface TaskRunnerDeps {
   onDone: (rec: TaskRecord) => void;
   /** Called after bytes were appended to a task stream (readers wake up). */
   onOutput: (id: string) => void;
+  /** Runs a task inside the session's sandbox (issue 17, sandbox-launch.ts); absent = as is. */
+  wrap?: (file: string, args: string[], cwd: string) => Launch;
 }
 
 interface Task {
@@ -64,8 +67,13 @@ export class TaskRunner {
     const dir = join(this.d.sessionDir, 'tasks', p.id);
     const env = { ...this.d.env, ...(p.env ?? {}) };
     let child: ChildProcess;
+    // In a sandbox the wrapper always starts: check the program and folder first, as spawn would.
+    if (this.d.wrap && (!existsSync(cwd) || findProgram(argv[0]!, env.PATH, cwd) === null)) {
+      throw new HoldfastError('SPAWN_FAILED', `cannot start ${argv[0]} in ${cwd}: the program or the directory does not exist or is not executable`, { details: { argv, cwd } });
+    }
+    const run = this.d.wrap ? this.d.wrap(argv[0]!, argv.slice(1), cwd) : { file: argv[0]!, args: argv.slice(1) };
     try {
-      child = spawn(argv[0]!, argv.slice(1), { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      child = spawn(run.file, run.args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     } catch (err) {
       throw new HoldfastError('SPAWN_FAILED', `cannot start ${argv[0]}: ${(err as Error).message}`, { details: { argv } });
     }

@@ -147,3 +147,53 @@ export const FileLimits = {
   /** List files: paths collected at most in one walk. */
   LIST_COLLECT_MAX: 200_000,
 } as const;
+
+/** Code map (issue 17, docs/code-map.md): `read(view="outline")` and `read(view="references")`. */
+export const CodeMapLimits = {
+  /** Larger files are skipped (generated bundles, data), bytes. */
+  MAX_FILE_BYTES: 2 * 1024 * 1024,
+  /** Files looked at in one workspace walk at most (the rest is reported as not scanned). */
+  SCAN_FILES_MAX: 20_000,
+  /** Definitions in the outline of one file at most. */
+  OUTLINE_SYMBOLS_MAX: 250,
+  /** Files per page of the workspace map, and symbols shown per file. */
+  MAP_FILES_PER_PAGE: 20,
+  MAP_SYMBOLS_PER_FILE: 64,
+  /** Uses per page of `references`; definitions listed at most. */
+  REFERENCES_USES_PER_PAGE: 200,
+  REFERENCES_DEFINITIONS_MAX: 50,
+  /** One result's text block plus structured data, bytes. */
+  OUTPUT_MAX_BYTES: 44 * 1024,
+  /** Longest signature or line text returned, characters. */
+  LINE_MAX_CHARS: 160,
+  /** Files whose parsed tags the worker keeps (keyed by path, size and mtime). */
+  PARSE_CACHE_FILES: 5000,
+} as const;
+
+/** Work tracking (issue 11): plans, progress, artifacts, activity and the observe stream. */
+export const WorkLimits = {
+  /** Tasks per plan (create and replan together). */
+  PLAN_TASKS_MAX: 200,
+  /** Evidence items per `complete`. */
+  EVIDENCE_ITEMS_MAX: 50,
+  /** A repeat of the same progress status and text within this window adds no event, ms. */
+  PROGRESS_REPEAT_WINDOW_MS: 10_000,
+  /** Largest artifact (workspace file or inline content), bytes. */
+  ARTIFACT_MAX_BYTES: 64 * 1024 * 1024,
+  /** `artifact(read)` page: default and largest `limit`, source bytes. */
+  ARTIFACT_PAGE_DEFAULT_BYTES: 1024 * 1024,
+  ARTIFACT_PAGE_MAX_BYTES: 4 * 1024 * 1024,
+  /** An artifact resource read returns at most this many source bytes (the rest pages through artifact(read)). */
+  ARTIFACT_RESOURCE_MAX_BYTES: 4 * 1024 * 1024,
+  /** `holdfast observe --history`: default and largest number of replayed events. */
+  OBSERVE_HISTORY_DEFAULT: 100,
+  OBSERVE_HISTORY_MAX: 100,
+  /** Events read from the store per stream page. */
+  OBSERVE_PAGE_EVENTS: 500,
+  /** Command output lines an event carries: default (a tail) and with `--detail`. */
+  OBSERVE_OUTPUT_LINES: 20,
+  OBSERVE_OUTPUT_LINES_DETAIL: 500,
+  /** Diff lines an edit event carries with `--diff preview`; `full` is capped at the second value. */
+  OBSERVE_DIFF_PREVIEW_LINES: 40,
+  OBSERVE_DIFF_FULL_LINES: 20_000,
+} as const;

@@ -45,6 +45,29 @@ export const ERROR_CODES = [
   'CONFIRMATION_EXPIRED',
   'MANIFEST_CHANGED',
   'TRASH_FAILED',
+  // Session roles (issue 14): the caller can see the session but its role does not allow this.
+  'ROLE_REQUIRED',
+  // Code map and sandbox (issue 17).
+  'CURSOR_STALE',
+  'SANDBOX_UNAVAILABLE',
+  // Extensions (issue 13): skills and upstream MCP servers behind skill_tool and mcp_tool.
+  'EXTENSION_NOT_FOUND',
+  'NEEDS_APPROVAL',
+  'UPSTREAM_EXITED',
+  'UPSTREAM_UNAVAILABLE',
+  'UPSTREAM_ERROR',
+  'SCHEMA_REVISION_CHANGED',
+  'SKILL_REVISION_CHANGED',
+  // Work tracking (issue 11): plan, progress, artifact, activity.
+  'PLAN_NOT_FOUND',
+  'PLAN_TASK_NOT_FOUND',
+  'PLAN_INVALID',
+  'PLAN_REVISION_CONFLICT',
+  'PLAN_DEPENDENCIES_OPEN',
+  'PLAN_STATE_CONFLICT',
+  'PLAN_NOT_DELIVERABLE',
+  'EVIDENCE_INVALID',
+  'ARTIFACT_NOT_FOUND',
   'INTERNAL',
   // Security hardening (issue 18): bounded guardian starts, a full disk.
   'SPAWN_QUEUE_FULL',

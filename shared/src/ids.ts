@@ -16,6 +16,8 @@ export const ID_PREFIXES = {
   confirmation: 'cf_',
   /** A `move_out` request (issue 4). */
   moveRequest: 'mv_',
+  /** An activity turn: a new one starts with each `activity.intent` (issue 11). */
+  turn: 'tn_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

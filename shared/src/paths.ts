@@ -19,6 +19,12 @@ export interface HomeLayout {
   token: string;
   stateDir: string;
   db: string;
+  /**
+   * Artifact snapshots (issue 11): `state/artifacts/<remote_session_id>/<artifact_id>`. Beside the
+   * database rather than in `sessions/<id>/`, because artifacts age out on their own clock (not
+   * with the session's logs) and are state, not output.
+   */
+  artifactsDir: string;
   /** Directory of sockets, lock and manifests; may be outside `home` (see `runDirRelocated`). */
   runDir: string;
   /** True when `home/run` would exceed the socket path limit and a short directory is used. */
@@ -33,6 +39,10 @@ export interface HomeLayout {
   daemonLog: string;
   auditLog: string;
   usageLog: string;
+  /** OAuth signing keys, cookie keys and the owner password hash (issue 14), 0700; files 0600. */
+  oauthDir: string;
+  /** The user's own skills (issue 13): `home/skills/<name>/SKILL.md`. */
+  skillsDir: string;
 }
 
 /** `HOLDFAST_HOME` from the environment, or `~/.holdfast`. */
@@ -68,6 +78,7 @@ export function homeLayout(home: string = resolveHome(), env: NodeJS.ProcessEnv 
     token: join(home, 'token'),
     stateDir,
     db: join(stateDir, 'holdfast.db'),
+    artifactsDir: join(stateDir, 'artifacts'),
     runDir,
     runDirRelocated,
     daemonSocket: join(runDir, 'daemon.sock'),
@@ -79,6 +90,8 @@ export function homeLayout(home: string = resolveHome(), env: NodeJS.ProcessEnv 
     daemonLog: join(logsDir, 'daemon.log'),
     auditLog: join(logsDir, 'audit.jsonl'),
     usageLog: join(logsDir, 'usage.jsonl'),
+    oauthDir: join(home, 'oauth'),
+    skillsDir: join(home, 'skills'),
   };
 }
 

@@ -51,11 +51,12 @@ describe('concurrent clients through one adapter', () => {
     const sBusy = await openSession(busy, { workspace: 'ws' });
     const sOther = await openSession(other, { workspace: 'ws' });
     await run(other, sOther.id, 'true');
-    const marker = `hf-long-${process.pid}-${Date.now()}`;
+    // A duration no other test on this machine uses, so the process table check sees only ours.
+    const sleepArg = `300.${process.pid}${Date.now() % 1000}`;
     // The call stays in flight in the adapter for as long as it waits (up to 60 s).
-    const long = callTool(busy, 'execute', { remote_session_id: sBusy.id, command: `sleep 300 # ${marker}`, yield_time_ms: 60_000 });
+    const long = callTool(busy, 'execute', { remote_session_id: sBusy.id, command: `sleep ${sleepArg}`, yield_time_ms: 60_000 });
     try {
-      await pollUntil('the long command to run', () => processTable().some((p) => p.cmd.includes('sleep 300')), 15_000);
+      await pollUntil('the long command to run', () => processTable().some((p) => p.cmd === `sleep ${sleepArg}`), 15_000);
       for (let i = 0; i < 3; i++) {
         let t = performance.now();
         const tools = await lister.listTools();
@@ -73,6 +74,6 @@ describe('concurrent clients through one adapter', () => {
       await callTool(other, 'session', { action: 'close', remote_session_id: sBusy.id });
       await long.catch(() => undefined);
     }
-    await pollUntil('sleep 300 to be gone', () => !processTable().some((p) => p.cmd.includes('sleep 300')), 10_000);
+    await pollUntil('sleep 300 to be gone', () => !processTable().some((p) => p.cmd === `sleep ${sleepArg}`), 10_000);
   });
 });

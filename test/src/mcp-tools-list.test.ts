@@ -83,6 +83,19 @@ describe('tools/list for the full profile', () => {
     }
   });
 
+  it('skill_tool and mcp_tool each take about 900 bytes of the listing (without outputSchema; issue 13)', async () => {
+    const r = await rawRequest(a.url, { headers: legacyHeaders(token), body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }) });
+    const tools = (rpcMessages(r)[0]!.result as { tools: ListedTool[] }).tools;
+    for (const name of ['skill_tool', 'mcp_tool']) {
+      const { outputSchema: _o, ...listing } = tools.find((t) => t.name === name)!;
+      const bytes = Buffer.byteLength(JSON.stringify(listing));
+      assert.ok(bytes <= 1000, `${name} listing is ${bytes} bytes`);
+      const props = listing.inputSchema.properties as Record<string, { enum?: string[] }>;
+      assert.deepEqual(props.action!.enum, ['list', 'describe', 'call']);
+      for (const k of ['oneOf', 'anyOf', 'allOf', '$ref']) assert.equal(listing.inputSchema[k], undefined, `${name} has no top-level ${k}`);
+    }
+  });
+
   it('has valid, self-contained object schemas, annotations and names for every tool', async () => {
     const r = await rawRequest(a.url, { headers: legacyHeaders(token), body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }) });
     const tools = (rpcMessages(r)[0]!.result as { tools: ListedTool[] }).tools;
@@ -91,10 +104,15 @@ describe('tools/list for the full profile', () => {
       assert.match(t.name, /^[A-Za-z0-9_.-]{1,128}$/);
       assert.ok(t.title && t.description && t.description.length > 20, `${t.name} has a title and a description`);
       checkSchema(t.name, 'inputSchema', t.inputSchema);
-      checkSchema(t.name, 'outputSchema', t.outputSchema);
       for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint']) {
         assert.equal(typeof t.annotations?.[hint], 'boolean', `${t.name} annotation ${hint}`);
       }
+      // mcp_tool passes upstream results through: it declares no outputSchema (issue 13).
+      if (t.name === 'mcp_tool') {
+        assert.equal(t.outputSchema, undefined, 'mcp_tool has no outputSchema');
+        continue;
+      }
+      checkSchema(t.name, 'outputSchema', t.outputSchema);
       const validate = new AjvJsonSchemaValidator().getValidator(t.outputSchema as never);
       const verdict = validate(failedEnvelope);
       assert.equal(verdict.valid, true, `${t.name}: the adapter's failure envelope matches its outputSchema (${verdict.errorMessage ?? ''})`);

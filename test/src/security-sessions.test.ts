@@ -18,7 +18,7 @@ const TOOLS = ['workspace', 'session', 'read', 'observe', 'execute'];
 function caller(c: DaemonClient, principal: string, affinity?: 'thread') {
   return async (tool: string, args: Record<string, unknown>): Promise<ToolReply> => {
     const r = await c.call('tool.call', { tool, arguments: args, context: { principal, allowed_tools: TOOLS, ...(affinity ? { affinity } : {}) } }, { deadlineMs: 120_000, retry: 'never' });
-    return { env: r.structuredContent as unknown as Envelope, text: r.content.map((b) => (b.type === 'text' ? b.text : '')).join(''), isError: r.isError };
+    return { env: r.structuredContent as unknown as Envelope, text: r.content.map((b) => (b.type === 'text' ? b.text : '')).join(''), isError: r.isError, raw: r };
   };
 }
 

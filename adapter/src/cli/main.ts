@@ -7,7 +7,7 @@ import { UsageError } from './usage-error.js';
 
 /**
  * `holdfast` — the one CLI binary (DESIGN §7): `serve`, `daemon run|stop|status`, `list`,
- * `attach`, `prune`, `kill`, `restart-daemon`, `doctor`, `workspace register`.
+ * `attach`, `observe` (issue 11), `prune`, `kill`, `restart-daemon`, `doctor`, `workspace register`.
  * Errors print one line to stderr and exit non-zero (2 for usage errors, 1 otherwise).
  */
 async function main(argv: string[]): Promise<void> {

@@ -11,7 +11,7 @@ import { tokenDigest, type Principal } from './principals.js';
  */
 export type AuthOutcome =
   | { ok: true; principal: Principal }
-  | { ok: false; status: 401; wwwAuthenticate: string; error: 'invalid_request' | 'invalid_token'; description: string };
+  | { ok: false; status: 401 | 403; wwwAuthenticate: string; error: string; description: string };
 
 /** Options of {@link BearerAuthenticator}. */
 export interface BearerAuthOptions {

@@ -35,9 +35,14 @@ export class HostOriginGuard {
     this.allowed = [...new Set([...localhostAllowedHostnames(), ...extraHosts.map(normalizeAllowedHost)])];
   }
 
-  check(headers: IncomingHttpHeaders): GuardOutcome {
+  /**
+   * @param opts.origin check `Origin` too (default); the OAuth endpoints that browser-based clients
+   *   call cross-origin on purpose (metadata, token, registration, revocation) pass false (issue 14).
+   */
+  check(headers: IncomingHttpHeaders, opts: { origin: boolean } = { origin: true }): GuardOutcome {
     const host = validateHostHeader(headers.host, this.allowed as string[]);
     if (!host.ok) return { ok: false, status: 403, message: `Forbidden: ${host.message}` };
+    if (!opts.origin) return { ok: true };
     const origin = validateOriginHeader(headers.origin, this.allowed as string[]);
     if (!origin.ok) return { ok: false, status: 403, message: `Forbidden: ${origin.message}` };
     return { ok: true };

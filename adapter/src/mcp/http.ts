@@ -2,12 +2,15 @@ import { createServer, type IncomingMessage, type Server as NodeHttpServer, type
 import type { AddressInfo } from 'node:net';
 import { createMcpHandler, isLegacyRequest, type AuthInfo, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { AuthConstants, HttpConstants, ReadDeadlines } from './constants.js';
-import { BearerAuthenticator } from './auth.js';
+import type { OAuthBackend } from '../oauth/backend.js';
+import type { OAuthFront } from '../oauth/front.js';
+import type { OAuthSettings } from '../oauth/settings.js';
 import { HostOriginGuard } from './host-origin.js';
 import { LegacySessions } from './legacy-sessions.js';
 import { batchRefusal, BodyBudget, bodyBehindDeadline, ConcurrencyGate, RateLimiter, rateBucket } from './limits.js';
 import { readBody, rpcErrorBody, sendJson, toWebRequest, writeWebResponse } from './node-bridge.js';
 import type { Principal } from './principals.js';
+import { clientAddress, requestAuthenticator, type AuthMode } from './request-auth.js';
 import { buildServer, httpPrincipal, type ServerDeps } from './server-factory.js';
 
 /**
@@ -24,8 +27,13 @@ export interface HttpServeConfig {
   port: number;
   /** Extra hostnames accepted in `Host`/`Origin` besides the loopback names. */
   allowedHosts: readonly string[];
-  /** `open`: everyone is `openPrincipal` (loopback only); `bearer`: a token is required. */
-  auth: { mode: 'open'; principal: Principal } | { mode: 'bearer'; principals: readonly Principal[]; allowQueryToken: boolean };
+  /**
+   * `open`: everyone is `openPrincipal` (loopback only); `bearer`: a static token is required;
+   * `oauth`: an access token of holdfast's authorization server; `dual`: either (issue 14).
+   */
+  auth: AuthMode;
+  /** The authorization server and resource-server settings (modes `oauth` and `dual`). */
+  oauth?: OAuthServeOptions | null;
   maxBodyBytes: number;
   requestTimeoutMs: number;
   maxConcurrency: number;
@@ -33,6 +41,12 @@ export interface HttpServeConfig {
   /** Request-body bytes held in memory at once across all requests (else 503). */
   maxInflightBodyBytes: number;
 }
+
+/**
+ * OAuth settings before the listen address is known: without `serverUrl` the issuer is the
+ * loopback URL the server ends up listening on (`http://127.0.0.1:PORT`).
+ */
+export type OAuthServeOptions = Omit<OAuthSettings, 'issuer' | 'resource' | 'pinOrigin'> & { serverUrl: string | null };
 
 /** A listening MCP HTTP server. */
 export interface RunningHttpServer {
@@ -54,13 +68,27 @@ function timeoutReason(ms: number): Error {
   return e;
 }
 
-/** Starts the HTTP server. */
-export async function startHttpServer(cfg: HttpServeConfig, deps: ServerDeps, log: LogFn): Promise<RunningHttpServer> {
+/**
+ * Starts the HTTP server. In modes `oauth` and `dual` it also serves holdfast's authorization
+ * server under `/oauth/` and `/.well-known/` (issue 14; after the Host check, in the source's
+ * unauthenticated rate bucket), backed by `oauthDeps.backend` (the daemon), and hands the front to
+ * `oauthDeps.onFront` (so daemon events reach it).
+ */
+export async function startHttpServer(
+  cfg: HttpServeConfig,
+  deps: ServerDeps,
+  log: LogFn,
+  oauthDeps?: { backend: OAuthBackend; onFront?: (front: OAuthFront) => void },
+): Promise<RunningHttpServer> {
   const guard = new HostOriginGuard(cfg.allowedHosts);
   const rate = new RateLimiter(cfg.requestsPerMinute);
   const gate = new ConcurrencyGate(cfg.maxConcurrency);
   const bodies = new BodyBudget(cfg.maxInflightBodyBytes);
-  const authenticator = cfg.auth.mode === 'bearer' ? new BearerAuthenticator(cfg.auth.principals, { allowQueryToken: cfg.auth.allowQueryToken }) : null;
+  const trustProxy = cfg.oauth?.trustProxyHeaders ?? false;
+  // Set once listening (the issuer may be the listen address); requests wait for it.
+  let frontReady!: (front: OAuthFront | null) => void;
+  const oauthFront = new Promise<OAuthFront | null>((resolve) => (frontReady = resolve));
+  let authenticator: ReturnType<typeof requestAuthenticator> = null;
   const onerror = (err: Error): void => log(`mcp: ${err.message}`);
   const modern: McpHttpHandler = createMcpHandler(() => buildServer(deps, 'modern', httpPrincipal), { legacy: 'reject', onerror, maxRequestBodySize: cfg.maxBodyBytes });
   const legacy = new LegacySessions(() => buildServer(deps, 'legacy', httpPrincipal), onerror);
@@ -160,28 +188,33 @@ export async function startHttpServer(cfg: HttpServeConfig, deps: ServerDeps, lo
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const checked = guard.check(req.headers);
-    if (!checked.ok) return sendJson(res, checked.status, rpcErrorBody(checked.message));
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
     const search = q < 0 ? '' : url.slice(q);
+    const front = path === HttpConstants.MCP_PATH ? null : await oauthFront;
+    const oauthPath = front !== null && front.serves(path);
+    const checked = guard.check(req.headers, { origin: !oauthPath || front.isPage(path) });
+    if (!checked.ok) return sendJson(res, checked.status, rpcErrorBody(checked.message));
+    const source = clientAddress(req, trustProxy);
+    if (oauthPath) return serveOAuth(front, req, res, path, search, source);
     if (path !== HttpConstants.MCP_PATH) return sendJson(res, 404, rpcErrorBody(`Not Found: the MCP endpoint is ${HttpConstants.MCP_PATH}`));
     const method = req.method ?? 'GET';
     if (method !== 'GET' && method !== 'POST' && method !== 'DELETE') {
       return sendJson(res, 405, rpcErrorBody(`Method Not Allowed: use ${ALLOWED_METHODS}`), { allow: ALLOWED_METHODS });
     }
-    const source = req.socket.remoteAddress ?? 'unknown';
     let principal: Principal;
+    await oauthFront;
     if (authenticator === null) {
       principal = (cfg.auth as { principal: Principal }).principal;
     } else {
-      const a = authenticator.authenticate(req.headers, search);
+      const a = await authenticator.authenticate(req.headers, search);
       if (!a.ok) {
         req.resume();
         // Failed authentications have their own bucket: they throttle token guessing without
         // spending the budget of the principals that share this address (DESIGN §6.2).
         if (!rate.take(rateBucket(source, null))) return tooMany(res, 'failed authentications from this address');
+        if (a.status === 403) return sendJson(res, 403, { error: a.error, error_description: a.description }, { 'www-authenticate': a.wwwAuthenticate });
         return deny401(res, a.wwwAuthenticate, a.error, a.description);
       }
       principal = a.principal;
@@ -193,6 +226,28 @@ export async function startHttpServer(cfg: HttpServeConfig, deps: ServerDeps, lo
     }
     try {
       await dispatch(req, res, principal, path, search);
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * The authorization server's endpoints and metadata (issue 14): unauthenticated by nature, so
+   * they count against the address's unauthenticated rate bucket (consent attempts included) and
+   * the concurrency limit.
+   */
+  async function serveOAuth(front: OAuthFront, req: IncomingMessage, res: ServerResponse, path: string, search: string, source: string): Promise<void> {
+    if (!rate.take(rateBucket(source, null))) {
+      req.resume();
+      return tooMany(res, 'unauthenticated requests from this address');
+    }
+    const release = gate.tryEnter();
+    if (release === null) {
+      req.resume();
+      return sendJson(res, 503, rpcErrorBody(`Service Unavailable: ${cfg.maxConcurrency} requests already in flight`), { 'retry-after': '1' });
+    }
+    try {
+      await front.handle(req, res, path, search, source);
     } finally {
       release();
     }
@@ -225,6 +280,27 @@ export async function startHttpServer(cfg: HttpServeConfig, deps: ServerDeps, lo
   });
   const addr = server.address() as AddressInfo;
   const hostForUrl = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  let front: OAuthFront | null = null;
+  try {
+    if (cfg.oauth) {
+      if (!oauthDeps) throw new Error(`auth mode ${cfg.auth.mode} needs the daemon (OAuth state lives there)`);
+      const issuer = (cfg.oauth.serverUrl ?? `http://${hostForUrl}:${addr.port}`).replace(/\/+$/, '');
+      const { serverUrl: _s, ...rest } = cfg.oauth;
+      // Loaded only here: oidc-provider is not needed (nor its start-up notices printed) without OAuth.
+      const { OAuthFront } = await import('../oauth/front.js');
+      front = await OAuthFront.start({ ...rest, issuer, resource: `${issuer}${HttpConstants.MCP_PATH}`, pinOrigin: cfg.oauth.serverUrl !== null }, oauthDeps.backend, log);
+      oauthDeps.onFront?.(front);
+    }
+    authenticator = requestAuthenticator(cfg.auth, front);
+  } catch (err) {
+    frontReady(null);
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+    throw err;
+  }
+  frontReady(front);
   return {
     url: `http://${hostForUrl}:${addr.port}${HttpConstants.MCP_PATH}`,
     port: addr.port,

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { parsePrincipalsText, type ToolProfileName } from '@holdfast/shared/config';
+import { parsePrincipalsText, type SandboxSettings, type ToolProfileName } from '@holdfast/shared/config';
 import { HoldfastError } from '@holdfast/shared/errors';
 import { PROFILES, RESERVED_TOOL_NAMES } from '@holdfast/shared/tools';
 import { checkTokenStrength, readTokenFile, type TokenCheckOptions } from './token-file.js';
@@ -19,6 +19,11 @@ export interface Principal {
   readonly allowed: ReadonlySet<string>;
   /** SHA-256 of the bearer token; null where no token is involved (`--auth open`, stdio). */
   readonly tokenDigest: Buffer | null;
+  /**
+   * This principal's own sandbox keys (issue 17), sent with every call (`CallContext.sandbox`);
+   * absent = `security.sandbox` of config.yaml decides.
+   */
+  readonly sandbox?: SandboxSettings;
 }
 
 /** How a tool set is chosen: `allowed` (non-empty) replaces the profile. */
@@ -60,10 +65,11 @@ export function tokenDigest(token: string): Buffer {
   return createHash('sha256').update(token, 'utf8').digest();
 }
 
-/** Builds a principal. */
-export function makePrincipal(name: string, tools: readonly string[], token: string | null): Principal {
+/** Builds a principal (with its own sandbox keys, if any: issue 17). */
+export function makePrincipal(name: string, tools: readonly string[], token: string | null, sandbox?: SandboxSettings): Principal {
   const allowedTools = [...new Set(tools)].sort();
-  return { name, allowedTools, allowed: new Set(allowedTools), tokenDigest: token === null ? null : tokenDigest(token) };
+  const p = { name, allowedTools, allowed: new Set(allowedTools), tokenDigest: token === null ? null : tokenDigest(token) };
+  return sandbox === undefined ? p : { ...p, sandbox };
 }
 
 /**
@@ -106,7 +112,7 @@ export function loadPrincipalsFile(path: string, defaultTools: readonly string[]
       checkTokenStrength(token, `$${e.token_env} (${where})`, opts);
     }
     const tools = resolveToolSet({ profile: e.tool_profile, allowed: e.allowed_tools }, where, defaultTools);
-    const p = makePrincipal(e.name, tools, token);
+    const p = makePrincipal(e.name, tools, token, e.sandbox);
     const key = p.tokenDigest!.toString('hex');
     const other = seen.get(key);
     if (other !== undefined) throw new HoldfastError('BAD_REQUEST', `${where}: uses the same token as principal "${other}"; every principal needs its own token`);

@@ -5,7 +5,8 @@ import type { DaemonClient } from '../daemon-client.js';
 
 /**
  * MCP resources (issue 5): task logs at
- * `holdfast://remote-sessions/{remote_session_id}/tasks/{execution_task_id}/logs`, listed and read
+ * `holdfast://remote-sessions/{remote_session_id}/tasks/{execution_task_id}/logs`, and (issue 11)
+ * artifacts at `holdfast://remote-sessions/{remote_session_id}/artifacts/{artifact_id}`, listed and read
  * through the daemon (`resource.templates`, `resource.list`, `resource.read`), scoped to the
  * calling principal. A URI the principal may not read — unknown, malformed, another principal's
  * session — is the SEP-2164 `-32602` "resource not found" error carrying the URI, never a hint
@@ -26,7 +27,7 @@ export function daemonResources(client: DaemonClient): ResourceBackend {
   };
 }
 
-const NOT_FOUND_CODES = new Set(['BAD_REQUEST', 'SESSION_NOT_FOUND', 'TASK_NOT_FOUND', 'TOOL_NOT_ALLOWED', 'SESSION_EXITED']);
+const NOT_FOUND_CODES = new Set(['BAD_REQUEST', 'SESSION_NOT_FOUND', 'TASK_NOT_FOUND', 'ARTIFACT_NOT_FOUND', 'TOOL_NOT_ALLOWED', 'SESSION_EXITED']);
 
 /** Maps a daemon failure of `resources/read` to the MCP error the client gets. */
 export function resourceError(uri: string, err: unknown): Error {

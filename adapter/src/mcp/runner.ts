@@ -1,8 +1,11 @@
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
+import { ControlEvents } from '@holdfast/shared/control';
 import type { HomeLayout } from '@holdfast/shared/paths';
 import { DaemonClient } from '../daemon-client.js';
+import type { OAuthFront } from '../oauth/front.js';
 import { ForwardConstants } from './constants.js';
 import { startHttpServer, type RunningHttpServer } from './http.js';
+import { ProgressRoutes } from './progress.js';
 import { daemonResources } from './resources.js';
 import type { ResolvedServe } from './serve-options.js';
 import type { ServerDeps } from './server-factory.js';
@@ -28,10 +31,24 @@ export interface RunningServe {
   close(): Promise<void>;
 }
 
-/** The daemon as a {@link ToolBackend}: every call is one `tool.call` on the control socket. */
-export function daemonBackend(client: DaemonClient): ToolBackend {
+/**
+ * The daemon as a {@link ToolBackend}: every call is one `tool.call` on the control socket. A call
+ * whose client asked for progress gets a `progress_id` in its context; the daemon's
+ * `tool.progress` events with that id go to the call's sink (`progress`, fed by the client's
+ * event stream) until it ends.
+ */
+export function daemonBackend(client: DaemonClient, progress: ProgressRoutes): ToolBackend {
   return {
-    callTool: (tool, args, context, opts) => client.call('tool.call', { tool, arguments: args, context }, opts),
+    callTool: async (tool, args, context, opts) => {
+      const { onProgress, ...callOpts } = opts;
+      if (!onProgress) return client.call('tool.call', { tool, arguments: args, context }, callOpts);
+      const id = progress.open(onProgress);
+      try {
+        return await client.call('tool.call', { tool, arguments: args, context: { ...context, progress_id: id } }, callOpts);
+      } finally {
+        progress.close(id);
+      }
+    },
   };
 }
 
@@ -42,8 +59,15 @@ export async function startServe(
   log: (line: string) => void,
   backendOverride?: ToolBackend,
 ): Promise<RunningServe> {
-  const client = backendOverride ? null : new DaemonClient({ role: 'adapter', home: layout.home, autoStart: true });
-  const backend = backendOverride ?? daemonBackend(client!);
+  // Daemon events reach the OAuth front (key rotations, revocations; issue 14).
+  let oauthFront: OAuthFront | null = null;
+  const progress = new ProgressRoutes();
+  const onEvent = (ev: string, data: unknown): void => {
+    if (ev === ControlEvents.oauthChanged && oauthFront) void oauthFront.onChange((data ?? {}) as { keys?: boolean }).catch((err: unknown) => log(`oauth: ${(err as Error).message}`));
+    else progress.deliver(ev, data);
+  };
+  const client = backendOverride ? null : new DaemonClient({ role: 'adapter', home: layout.home, autoStart: true, onEvent });
+  const backend = backendOverride ?? daemonBackend(client!, progress);
   const catalog = new ToolCatalog();
   const usage = new UsageLog(layout.usageLog);
   const forwarder = new ToolForwarder(catalog, backend, usage, {
@@ -58,7 +82,7 @@ export async function startServe(
   let ended: Promise<void> = new Promise<void>(() => undefined);
   try {
     if (resolved.mode === 'http') {
-      http = await startHttpServer(resolved.http!, deps, log);
+      http = await startHttpServer(resolved.http!, deps, log, client ? { backend: client, onFront: (f) => (oauthFront = f) } : undefined);
     } else {
       stdio = startStdio(deps, resolved.stdioPrincipal, log);
       ended = stdio.ended;

@@ -3,8 +3,10 @@ import type { Affinity } from '@holdfast/shared/control';
 import type { HoldfastConfig, ToolProfileName } from '@holdfast/shared/config';
 import { HoldfastError } from '@holdfast/shared/errors';
 import type { HomeLayout } from '@holdfast/shared/paths';
+import { PROFILES } from '@holdfast/shared/tools';
 import { PrincipalNames } from './constants.js';
-import type { HttpServeConfig } from './http.js';
+import type { ToolChoice } from '../oauth/settings.js';
+import type { HttpServeConfig, OAuthServeOptions } from './http.js';
 import { loadPrincipalsFile, makePrincipal, resolveToolSet, type Principal } from './principals.js';
 import { ensureGeneratedTokenFile, readTokenFile } from './token-file.js';
 
@@ -35,7 +37,12 @@ export interface ServeFlags {
   toolProfile?: ToolProfileName;
   allowTool?: string[];
   sessionAffinity?: Affinity;
-  auth?: 'bearer' | 'open';
+  auth?: 'bearer' | 'open' | 'oauth' | 'dual';
+  /** `auth.oauth.server_url` (issue 14). */
+  oauthServerUrl?: string;
+  trustProxyHeaders?: boolean;
+  /** Test-only: client metadata documents may be fetched from private and loopback addresses. */
+  testOauthAllowPrivateCimd?: boolean;
   registerCwd?: boolean;
 }
 
@@ -152,11 +159,17 @@ export function resolveServe(flags: ServeFlags, config: HoldfastConfig, layout: 
 
   let auth: HttpServeConfig['auth'];
   let tokenFile: ResolvedServe['tokenFile'] = null;
+  let oauth: OAuthServeOptions | null = null;
   if (authMode === 'open') {
     warnings.push(
       `WARNING: --auth open: no token is required. Anyone who can reach ${host}:${port} can run commands as ${env.USER ?? 'this user'}. Use this for local testing only.`,
     );
     auth = { mode: 'open', principal: owner };
+  } else if (authMode === 'oauth') {
+    auth = { mode: 'oauth' };
+    if (flags.principalConfig !== undefined || flags.tokenFile !== undefined) {
+      warnings.push('WARNING: --auth oauth accepts OAuth access tokens only; --principal-config/--token-file are ignored (use --auth dual to accept static tokens too).');
+    }
   } else {
     const allowWeak = flags.allowWeakToken ?? config.auth.allow_weak_token;
     const allowQueryToken = flags.allowQueryToken ?? config.auth.allow_query_token;
@@ -166,16 +179,21 @@ export function resolveServe(flags: ServeFlags, config: HoldfastConfig, layout: 
       throw new HoldfastError('BAD_REQUEST', 'give either --token-file or --principal-config, not both (a principals file names each token itself)');
     }
     if (principalConfig !== undefined) {
-      auth = { mode: 'bearer', principals: loadPrincipalsFile(principalConfig, defaultTools, { allowWeak, env }), allowQueryToken };
+      auth = { mode: authMode, principals: loadPrincipalsFile(principalConfig, defaultTools, { allowWeak, env }), allowQueryToken };
     } else {
       const path = tokenPath ?? layout.token;
       const generated = tokenPath === undefined ? ensureGeneratedTokenFile(path) : false;
       const token = readTokenFile(path, { allowWeak });
       tokenFile = { path, generated };
-      auth = { mode: 'bearer', principals: [makePrincipal(PrincipalNames.OWNER, defaultTools, token)], allowQueryToken };
+      auth = { mode: authMode, principals: [makePrincipal(PrincipalNames.OWNER, defaultTools, token)], allowQueryToken };
     }
     if (allowWeak) warnings.push('WARNING: --allow-weak-token: tokens shorter than 32 bytes are accepted.');
     if (allowQueryToken) warnings.push('WARNING: --allow-query-token: ?token= is accepted; query strings end up in proxy logs and shell history.');
+  }
+  if (authMode === 'oauth' || authMode === 'dual') {
+    oauth = resolveOAuth(flags, config, auth, defaultTools, warnings, loopback);
+    // The public host the proxy forwards must pass the Host check.
+    if (oauth.serverUrl !== null) allowedHosts.push(new URL(oauth.serverUrl).host);
   }
   if (!loopback) warnings.push(`WARNING: listening on non-loopback address ${host}; make sure only a TLS reverse proxy or trusted peers can reach it.`);
 
@@ -185,8 +203,64 @@ export function resolveServe(flags: ServeFlags, config: HoldfastConfig, layout: 
     affinity,
     requestTimeoutMs,
     stdioPrincipal: owner,
-    http: { host, port, allowedHosts, auth, ...limits },
+    http: { host, port, allowedHosts, auth, oauth, ...limits },
     tokenFile,
     warnings,
+  };
+}
+
+/** Profiles offered at consent, least first (DESIGN §6.4). */
+const CONSENT_PROFILES = ['read-only', 'coding', 'terminal', 'full'] as const;
+
+/**
+ * The OAuth settings of `oauth`/`dual` (issue 14, docs/oauth.md). `server_url` must be an origin
+ * (no path, query or fragment), `https:` unless its host is loopback; without it the issuer is the
+ * loopback listen address, so a non-loopback bind needs it. The tool sets the owner can
+ * pick at consent: the profiles, then each token principal's set ("same tools as principal X").
+ * @throws HoldfastError BAD_REQUEST for a server_url that is not an https origin.
+ */
+function resolveOAuth(flags: ServeFlags, config: HoldfastConfig, auth: HttpServeConfig['auth'], defaultTools: readonly string[], warnings: string[], loopbackBind: boolean): OAuthServeOptions {
+  const o = config.auth.oauth;
+  const raw = flags.oauthServerUrl ?? o.server_url;
+  let serverUrl: string | null = null;
+  if (raw !== undefined) {
+    let u: URL;
+    try {
+      u = new URL(raw);
+    } catch {
+      throw new HoldfastError('BAD_REQUEST', `auth.oauth.server_url ${JSON.stringify(raw)} is not a URL`);
+    }
+    if ((u.pathname !== '/' && u.pathname !== '') || u.search || u.hash || u.username || u.password) {
+      throw new HoldfastError('BAD_REQUEST', `auth.oauth.server_url must be an origin like https://holdfast.example.com (no path, query or credentials); got ${raw}`);
+    }
+    if (u.protocol !== 'https:' && !(u.protocol === 'http:' && isLoopbackHost(u.hostname))) {
+      throw new HoldfastError('BAD_REQUEST', `auth.oauth.server_url must be https:// (OAuth 2.1 §1.5; only loopback may use http://); got ${raw}`);
+    }
+    serverUrl = u.origin;
+  }
+  const trustProxyHeaders = flags.trustProxyHeaders ?? o.trust_proxy_headers;
+  if (serverUrl === null && !loopbackBind) {
+    throw new HoldfastError('BAD_REQUEST', 'OAuth on a non-loopback bind needs auth.oauth.server_url (--oauth-server-url): the https:// origin clients reach this server at');
+  }
+  if (serverUrl === null) {
+    warnings.push('auth.oauth.server_url is not set: OAuth metadata names the loopback address, so only clients on this machine can sign in. Set it to your public https:// URL (docs/oauth.md).');
+  }
+  const allowPrivateCimd = flags.testOauthAllowPrivateCimd === true;
+  if (allowPrivateCimd) warnings.push('WARNING: --test-oauth-allow-private-cimd: client metadata documents are fetched from private and loopback addresses (tests only).');
+  const toolChoices: ToolChoice[] = CONSENT_PROFILES.map((name) => ({ value: `profile:${name}`, label: `${name} profile`, tools: [...PROFILES[name]].sort() }));
+  if (auth.mode === 'dual' || auth.mode === 'bearer') {
+    for (const p of auth.principals) {
+      if (p.name === PrincipalNames.OWNER && p.allowedTools.join() === [...defaultTools].join()) continue;
+      toolChoices.push({ value: `principal:${p.name}`, label: `same tools as principal ${p.name}`, tools: p.allowedTools });
+    }
+  }
+  return {
+    serverUrl,
+    scope: o.scope,
+    accessTokenTtlS: o.access_token_ttl_s,
+    refreshTokenTtlS: o.refresh_token_ttl_s,
+    trustProxyHeaders,
+    allowPrivateCimd,
+    toolChoices,
   };
 }

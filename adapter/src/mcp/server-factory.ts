@@ -65,6 +65,16 @@ export function buildServer(deps: ServerDeps, era: Era, principalOf: PrincipalRe
     const principal = principalOf(ctx);
     const httpReq = ctx.http?.req;
     const signal = httpReq?.signal ? AbortSignal.any([ctx.mcpReq.signal, httpReq.signal]) : ctx.mcpReq.signal;
+    // A client that sent a progressToken gets the call's progress as notifications/progress (issue 13).
+    // Notifications still being written are awaited before the answer, so none arrives after it.
+    const token = ctx.mcpReq._meta?.progressToken;
+    const notifying: Promise<unknown>[] = [];
+    const onProgress =
+      token === undefined
+        ? undefined
+        : (p: { progress: number; total?: number; message?: string }) => {
+            notifying.push(ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, ...p } }).catch(() => undefined));
+          };
     try {
       const result = await deps.forwarder.call(req.params.name, req.params.arguments, {
         principal,
@@ -73,7 +83,9 @@ export function buildServer(deps: ServerDeps, era: Era, principalOf: PrincipalRe
         mcpSessionId: ctx.sessionId,
         conversationHeader: httpReq?.headers.get(HttpConstants.CONVERSATION_HEADER) ?? undefined,
         signal,
+        onProgress,
       });
+      await Promise.all(notifying);
       return server.projectCallToolResult(result as CallToolResult, deps.catalog.get(req.params.name)?.listing.outputSchema);
     } catch (err) {
       if (err instanceof UnknownToolError) throw new ProtocolError(ProtocolErrorCode.InvalidParams, err.message);

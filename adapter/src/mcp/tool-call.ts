@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { Affinity, CallContext, ToolCallResult } from '@holdfast/shared/control';
+import type { Affinity, CallContext, ToolCallResult, ToolProgressEvent } from '@holdfast/shared/control';
 import { HoldfastError, type ErrorCode } from '@holdfast/shared/errors';
-import { checkToolOutput, parseToolArguments, type Envelope, type ResultAction } from '@holdfast/shared/tools';
+import { checkToolOutput, ENVELOPE_META_KEY, parseToolArguments, type Envelope, type ResultAction } from '@holdfast/shared/tools';
 import type { RetryPolicy } from '../daemon-client.js';
 import type { Principal } from './principals.js';
 import type { CatalogEntry, ToolCatalog } from './tool-catalog.js';
@@ -27,9 +27,12 @@ export interface ToolBackend {
     tool: string,
     args: Record<string, unknown>,
     context: CallContext,
-    opts: { retry: RetryPolicy; deadlineMs: number; signal: AbortSignal },
+    opts: { retry: RetryPolicy; deadlineMs: number; signal: AbortSignal; onProgress?: ProgressSink },
   ): Promise<ToolCallResult>;
 }
+
+/** Receives progress of one call (the MCP `notifications/progress` fields, issue 13). */
+export type ProgressSink = (p: Omit<ToolProgressEvent, 'progress_id'>) => void;
 
 /** The protocol era a call arrived in (`CallContext.transport`). */
 export type Era = 'legacy' | 'modern' | 'stdio';
@@ -46,13 +49,20 @@ export interface CallOrigin {
   conversationHeader?: string | undefined;
   /** Aborted when the client cancels, disconnects or the request times out. */
   signal: AbortSignal;
+  /** Set when the client asked for progress (its request had a `progressToken`). */
+  onProgress?: ProgressSink | undefined;
 }
 
-/** A `tools/call` result as it goes to the client. */
+/**
+ * A `tools/call` result as it goes to the client. `structuredContent` is the §6.3 envelope, except
+ * for a pass-through tool (`mcp_tool`, issue 13), whose envelope is in `_meta`; `_meta` also carries
+ * the activity snapshot (issue 11).
+ */
 export interface ToolResult {
   content: ToolCallResult['content'];
-  structuredContent: Record<string, unknown>;
+  structuredContent?: Record<string, unknown>;
   isError: boolean;
+  _meta?: Record<string, unknown>;
 }
 
 /** Thrown for a tool name that is not served: answered as a JSON-RPC `-32602` protocol error. */
@@ -75,6 +85,16 @@ export function failedResult(code: ErrorCode | string, message: string, retryabl
     actions,
   };
   return { content: [{ type: 'text', text: `failed (${code}): ${message}` }], structuredContent: envelope as unknown as Record<string, unknown>, isError: true };
+}
+
+/**
+ * For a tool without an output schema (`mcp_tool`, issue 13) the envelope of a result the adapter
+ * or the daemon made itself travels in `_meta["holdfast/envelope"]`, never in `structuredContent`
+ * (which is only ever the upstream's).
+ */
+function envelopeInMeta(entry: CatalogEntry, r: ToolResult): ToolResult {
+  if (entry.def.output !== undefined || r._meta !== undefined || r.structuredContent === undefined) return r;
+  return { content: r.content, isError: r.isError, _meta: { [ENVELOPE_META_KEY]: r.structuredContent } };
 }
 
 /** Options of {@link ToolForwarder}. */
@@ -135,13 +155,13 @@ export class ToolForwarder {
     if (!origin.principal.allowed.has(name)) {
       // Name only tools this adapter serves (reserved names in a profile are not callable).
       const callable = this.catalog.callableBy(origin.principal);
-      result = failedResult('TOOL_NOT_ALLOWED', `tool ${name} is not allowed for principal "${origin.principal.name}"; allowed: ${callable.join(', ') || '(none)'}`, false);
+      result = envelopeInMeta(entry, failedResult('TOOL_NOT_ALLOWED', `tool ${name} is not allowed for principal "${origin.principal.name}"; allowed: ${callable.join(', ') || '(none)'}`, false));
       this.account(name, origin, started, result, 'refused');
       return result;
     }
     const parsed = parseToolArguments(entry.def, rawArgs);
     if (!parsed.ok) {
-      result = failedResult('BAD_REQUEST', parsed.message, false, [], { input_schema: 'see tools/list' });
+      result = envelopeInMeta(entry, failedResult('BAD_REQUEST', parsed.message, false, [], { input_schema: 'see tools/list' }));
       this.account(name, origin, started, result, 'invalid');
       return result;
     }
@@ -154,18 +174,20 @@ export class ToolForwarder {
     if (origin.requestId !== null) context.request_id = origin.requestId;
     if (origin.mcpSessionId !== undefined) context.mcp_session_id = origin.mcpSessionId;
     if (origin.conversationHeader !== undefined) context.conversation_header = origin.conversationHeader;
+    if (origin.principal.sandbox !== undefined) context.sandbox = origin.principal.sandbox;
     const args = withRetryKey(name, parsed.value);
     const retry = entry.retryFor(args);
     try {
-      const r = await this.backend.callTool(name, args, context, { retry, deadlineMs: this.opts.deadlineMs, signal: origin.signal });
+      const r = await this.backend.callTool(name, args, context, { retry, deadlineMs: this.opts.deadlineMs, signal: origin.signal, ...(origin.onProgress ? { onProgress: origin.onProgress } : {}) });
       const problem = checkToolOutput(entry.def, r.structuredContent);
       result =
         problem === null
-          ? { content: r.content, structuredContent: r.structuredContent, isError: r.isError }
+          ? { content: r.content, ...(r.structuredContent !== undefined ? { structuredContent: r.structuredContent } : {}), isError: r.isError, ...(r._meta !== undefined ? { _meta: r._meta } : {}) }
           : failedResult('INTERNAL', `holdfastd returned a ${name} result that does not match its output schema (${problem}); this is a bug, please report it`, false);
     } catch (err) {
       result = this.errorResult(name, rawArgs, retry, err, origin.signal);
     }
+    result = envelopeInMeta(entry, result);
     this.account(name, origin, started, result, null);
     return result;
   }
@@ -197,7 +219,7 @@ export class ToolForwarder {
     const duration = Math.round((performance.now() - started) * 1000) / 1000;
     // Off the response path: sizes are measured after the answer is on its way.
     setImmediate(() => {
-      const sc = result.structuredContent as { status?: unknown; error?: { code?: unknown } | null };
+      const sc = (result._meta?.[ENVELOPE_META_KEY] ?? result.structuredContent ?? {}) as { status?: unknown; error?: { code?: unknown } | null };
       usage.write({
         ts: new Date().toISOString(),
         tool,
@@ -207,7 +229,7 @@ export class ToolForwarder {
         status: adapterStatus ?? (typeof sc.status === 'string' ? sc.status : result.isError ? 'failed' : 'succeeded'),
         error_code: sc.error && typeof sc.error.code === 'string' ? sc.error.code : null,
         duration_ms: duration,
-        bytes: Buffer.byteLength(JSON.stringify(result.content)) + Buffer.byteLength(JSON.stringify(result.structuredContent)),
+        bytes: Buffer.byteLength(JSON.stringify(result.content)) + Buffer.byteLength(JSON.stringify(result.structuredContent ?? null)),
       });
     });
   }

@@ -25,13 +25,20 @@ const ARGUMENT_RETRY: Readonly<Record<string, (args: Record<string, unknown>) =>
     if (action === 'run' && typeof args.idempotency_key === 'string') return 'idempotent';
     return 'never';
   },
+  // list and describe only look (issue 13); a call runs an upstream tool or a skill: never repeated.
+  skill_tool: (args) => (args.action === 'list' || args.action === 'describe' ? 'idempotent' : 'never'),
+  mcp_tool: (args) => (args.action === 'list' || args.action === 'describe' ? 'idempotent' : 'never'),
+  // Reading a plan or an artifact only looks; changes are never repeated behind the client's back.
+  plan: (args) => (args.action === 'read' ? 'idempotent' : 'never'),
+  artifact: (args) => (args.action === 'read' || args.action === 'list' ? 'idempotent' : 'never'),
 };
 
 /**
  * The retry policy of a tool's calls (DESIGN §4.5: adapters re-send idempotent calls after a
  * reconnect, e.g. across `holdfast restart-daemon`): `idempotent` for read-only or idempotent
  * tools (`workspace`, `read`, `observe`, `runtime_read`, `session`, …), by argument for
- * `execute` (`attach`, `status`, and `run` with an `idempotency_key`), `never` otherwise.
+ * `execute` (`attach`, `status`, and `run` with an `idempotency_key`) and for `skill_tool` and
+ * `mcp_tool` (`list`, `describe`), `never` otherwise.
  */
 export function retryPolicyFor(def: ToolDef): (args: Record<string, unknown>) => RetryPolicy {
   if (def.annotations.readOnlyHint || def.annotations.idempotentHint) return () => 'idempotent';

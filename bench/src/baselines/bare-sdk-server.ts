@@ -1,9 +1,8 @@
 #!/usr/bin/env node
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
-import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
-import { localhostHostValidation, localhostOriginValidation, toNodeHandler } from '@modelcontextprotocol/node';
+import { McpServer } from '@modelcontextprotocol/server';
+import { serveMcpHttp } from '@holdfast/test/harness/mcp-http';
 import * as z from 'zod';
 import { TOOLS } from '@holdfast/shared/tools';
 
@@ -15,7 +14,7 @@ import { TOOLS } from '@holdfast/shared/tools';
  * Prints `listening <url>` on stdout.
  */
 const token = process.env.BENCH_TOKEN ?? '';
-const handler = createMcpHandler(() => {
+function build(): McpServer {
   const s = new McpServer({ name: 'bare-sdk-baseline', version: '1.0.0' });
   s.registerTool(
     'run_true',
@@ -46,20 +45,5 @@ const handler = createMcpHandler(() => {
     }
   }
   return s;
-});
-const node = toNodeHandler(handler);
-const host = localhostHostValidation();
-const origin = localhostOriginValidation();
-const server = createServer((req, res) => {
-  if (!host(req, res) || !origin(req, res)) return;
-  if (token && req.headers.authorization !== `Bearer ${token}`) {
-    res.writeHead(401).end();
-    return;
-  }
-  void node(req, res);
-});
-server.listen(0, '127.0.0.1', () => {
-  const a = server.address();
-  if (a && typeof a === 'object') process.stdout.write(`listening http://127.0.0.1:${a.port}/mcp\n`);
-});
-process.on('SIGTERM', () => process.exit(0));
+}
+serveMcpHttp(build, token ? `Bearer ${token}` : undefined);

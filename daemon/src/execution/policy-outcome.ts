@@ -1,4 +1,5 @@
 import { HoldfastError } from '@holdfast/shared/errors';
+import type { ResultAction, ResultContext } from '@holdfast/shared/tools';
 import type { PolicyVerdict } from '../policy/commands.js';
 import { displaySafe } from '../policy/text-safety.js';
 import type { TaskRow } from '../store/tasks-repo.js';
@@ -35,16 +36,17 @@ export function confirmationSummary(call: Pick<ResolvedCall, 'command' | 'argv' 
 
 /** `POLICY_DENIED` with the verdict; a refused lone `&` carries the ready background action. */
 export function refusedOutcome(v: PolicyVerdict, args: ExecuteArgs, rs: string): ToolOutcome {
-  const actions = [];
+  const actions: ResultAction[] = [];
   if (v.background_command !== undefined) {
     const { idempotency_key: _k, user_confirmed: _c, ...rest } = args;
     actions.push(action('execute', { ...rest, action: 'run', remote_session_id: rs, command: v.background_command, background: true }, 'run it as a tracked background task instead of with &'));
   }
-  return failure('execute.refused', new HoldfastError('POLICY_DENIED', v.reason, { retryable: false }), {
-    context: { remote_session_id: rs, ...(args.purpose ? { purpose: args.purpose } : {}) },
-    data: { policy: verdictData(v) },
-    actions,
-  });
+  return refusedOutcomeFor('execute.refused', v, { remote_session_id: rs, ...(args.purpose ? { purpose: args.purpose } : {}) }, actions);
+}
+
+/** `POLICY_DENIED` with the verdict, for any call the policy refused (`execute`; an executable skill, issue 13). */
+export function refusedOutcomeFor(type: string, v: PolicyVerdict, context: ResultContext, actions: ResultAction[] = []): ToolOutcome {
+  return failure(type, new HoldfastError('POLICY_DENIED', v.reason, { retryable: false }), { context, data: { policy: verdictData(v) }, actions });
 }
 
 /**

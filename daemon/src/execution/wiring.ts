@@ -1,29 +1,25 @@
 import { FileLimits } from '@holdfast/shared/constants';
 import type { HomeLayout } from '@holdfast/shared/paths';
 import { AuditLog } from '../audit.js';
-import type { ConfigStore } from '../config-store.js';
 import type { Logger } from '../log.js';
 import { ProjectConfigCache } from '../policy/project-config.js';
 import type { SessionManager } from '../sessions/manager.js';
 import type { Db } from '../store/db.js';
 import { IdempotencyRepo } from '../store/idempotency-repo.js';
-import type { SessionsRepo } from '../store/sessions-repo.js';
 import { TasksRepo } from '../store/tasks-repo.js';
-import { TaskRetention } from './retention.js';
 import type { ExecutionServices } from './services.js';
 import { TaskSync } from './task-sync.js';
 
-/** The execution engine's services plus what the daemon starts and stops with it. */
+/** The execution engine's services plus what the daemon starts and stops with it (retention: daemon/src/retention.ts). */
 export interface ExecutionEngine {
   services: ExecutionServices;
-  retention: TaskRetention;
-  /** After recovery: reconcile rows left `running` (async, never throws) and start retention. */
+  /** After recovery: reconcile rows left `running` (async, never throws). */
   start(): void;
   stop(): void;
 }
 
 /** Wires the execution engine (issue 5) once per daemon. */
-export function createExecutionEngine(db: Db, layout: HomeLayout, config: ConfigStore, sessions: SessionManager, sessionsRepo: SessionsRepo, log: Logger): ExecutionEngine {
+export function createExecutionEngine(db: Db, layout: HomeLayout, sessions: SessionManager, log: Logger): ExecutionEngine {
   const tasks = new TasksRepo(db);
   const sync = new TaskSync(layout, tasks, sessions);
   sync.attach();
@@ -36,16 +32,12 @@ export function createExecutionEngine(db: Db, layout: HomeLayout, config: Config
     projects: new ProjectConfigCache(),
     starting: new Map(),
   };
-  const retention = new TaskRetention(layout, tasks, sessionsRepo, () => config.config.retention.task_days, log);
   return {
     services,
-    retention,
     start() {
       void sync.reconcileAll().catch((err: unknown) => log.warn('task reconciliation failed', { error: (err as Error).message }));
-      retention.start();
     },
     stop() {
-      retention.stop();
       audit.close();
     },
   };

@@ -10,13 +10,14 @@ import { IdempotencyRepo } from '../store/idempotency-repo.js';
 import { MoveRequestsRepo } from '../store/move-requests-repo.js';
 import { TempFilesRepo } from '../store/temp-files-repo.js';
 import { sweepTempFiles } from './atomic-write.js';
+import { CodeMapService } from './code-map/code-map-service.js';
 import { FactsCache } from './file-facts.js';
 import { PathLocks } from './path-lock.js';
 import { SearchService, type EngineChoice } from './search/search-service.js';
 
 /**
  * Everything the file tools share (issue 4), wired once by the daemon: the repositories of their
- * tables, caches, per-path locks, the search engines and the audit log.
+ * tables, caches, per-path locks, the search engines, the code map and the audit log.
  */
 export class FileServices {
   readonly reads: FileReadsRepo;
@@ -29,6 +30,8 @@ export class FileServices {
   readonly projects: ProjectConfigCache;
   readonly locks = new PathLocks();
   readonly search: SearchService;
+  /** Outline, ranked map and references (issue 17). */
+  readonly codeMap = new CodeMapService();
   readonly audit: AuditLog;
   /** Runs `fn` in one SQLite transaction (the rows of one edit call commit together). */
   readonly transaction: <T>(fn: () => T) => T;
@@ -51,8 +54,8 @@ export class FileServices {
     return sweepTempFiles(this.temps);
   }
 
-  /** Shutdown: stops the search worker. */
-  close(): Promise<void> {
-    return this.search.close();
+  /** Shutdown: stops the search and code-map workers. */
+  async close(): Promise<void> {
+    await Promise.all([this.search.close(), this.codeMap.close()]);
   }
 }

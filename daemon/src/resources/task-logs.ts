@@ -4,6 +4,7 @@ import { diskSource, guardianSource, type ByteSource } from '../execution/byte-s
 import { readRange, taskLogUri } from '../execution/rendered-output.js';
 import { requireTaskRow, taskSummary } from '../execution/task-lookup.js';
 import { renderTerminalText } from '../render/terminal-text.js';
+import { requireSessionAccess } from '../sessions/access.js';
 import type { TaskRow } from '../store/tasks-repo.js';
 import type { ToolServices } from '../tools/context.js';
 
@@ -37,11 +38,12 @@ function checkTools(allowed: string[] | undefined): void {
   }
 }
 
-/** `resource.list`: recent tasks of the principal's live sessions. */
+/** `resource.list`: recent tasks of the live sessions the principal owns or holds a role on (issue 14). */
 export async function listTaskLogs(p: ControlParsedParams<'resource.list'>, s: ToolServices): Promise<ControlResult<'resource.list'>> {
   checkTools(p.allowed_tools);
   const resources: ControlResult<'resource.list'>['resources'] = [];
-  for (const view of (await s.sessions.list(false)).filter((v) => v.principal === p.principal)) {
+  const visible = s.sessions.accessibleSessionIds(p.principal);
+  for (const view of (await s.sessions.list(false)).filter((v) => visible.has(v.remote_session_id))) {
     for (const row of s.execution.tasks.listForSession(view.remote_session_id, LISTED_PER_SESSION)) {
       if (row.state === 'waiting_confirmation' || row.state === 'failed') continue;
       const t = taskSummary(row);
@@ -53,15 +55,15 @@ export async function listTaskLogs(p: ControlParsedParams<'resource.list'>, s: T
 }
 
 /**
- * `resource.read`: the rendered log of one task of one of the principal's sessions, from its start
+ * `resource.read`: the rendered log of one task of a session the principal can view (issue 14), from its start
  * (at most {@link RESOURCE_MAX_BYTES} raw bytes per stream; a note says how to page the rest).
- * @throws HoldfastError `BAD_REQUEST` (not a task-log URI), `SESSION_NOT_FOUND`, `TASK_NOT_FOUND`.
+ * @throws HoldfastError `BAD_REQUEST` (not a task-log URI), `SESSION_NOT_FOUND` (also: no role on it), `TASK_NOT_FOUND`.
  */
 export async function readTaskLog(p: ControlParsedParams<'resource.read'>, s: ToolServices): Promise<ControlResult<'resource.read'>> {
   checkTools(p.allowed_tools);
   const m = URI.exec(p.uri);
   if (!m) throw new HoldfastError('BAD_REQUEST', `${p.uri} is not a holdfast resource; expected ${TASK_LOGS_TEMPLATE}`);
-  const session = s.sessions.requireOwned(decodeURIComponent(m[1]!), p.principal);
+  const { session } = requireSessionAccess({ call: { principal: p.principal }, services: s }, decodeURIComponent(m[1]!), 'viewer');
   const row = requireTaskRow(s.execution.tasks, decodeURIComponent(m[2]!), session.id, 'a task log');
   let source: ByteSource = diskSource(s.layout, session.id);
   if (row.state === 'running') {

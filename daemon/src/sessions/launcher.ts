@@ -4,8 +4,12 @@ import { fileURLToPath } from 'node:url';
 import { buildString } from '@holdfast/shared/build';
 import { HoldfastError } from '@holdfast/shared/errors';
 import { guardianPaths, type HomeLayout } from '@holdfast/shared/paths';
-import { LinkTimeouts, writeJsonAtomic, type GuardianSpec } from '@holdfast/shared/protocol';
+import { LinkTimeouts, writeJsonAtomic, type GuardianSpec, type SandboxSpec } from '@holdfast/shared/protocol';
 import { GuardianLink, type LinkEvents } from './link.js';
+import { sessionBaseEnv } from './session-env.js';
+
+/** holdfast's checkout (the folder above `daemon/`): npm's run-script PATH entries below it are not passed to sessions. */
+const HOLDFAST_INSTALL_ROOT = fileURLToPath(new URL('../../../', import.meta.url)).replace(/\/$/, '');
 
 /** Absolute path of the guardian bundle (resolved, never imported: DESIGN §1). */
 export function guardianBundlePath(): string {
@@ -20,6 +24,8 @@ export interface LaunchRequest {
   orphanTimeoutS: number;
   shell?: string;
   env?: Record<string, string>;
+  /** Confinement of the shell and tasks (issue 17). */
+  sandbox?: SandboxSpec;
 }
 
 export interface Launched {
@@ -53,6 +59,7 @@ export async function launchGuardian(layout: HomeLayout, req: LaunchRequest, eve
     daemonBuild: buildString(),
   };
   if (req.shell) spec.shell = req.shell;
+  if (req.sandbox) spec.sandbox = req.sandbox;
   writeJsonAtomic(paths.spec, spec);
 
   const logFd = openSync(paths.guardianLog, 'a', 0o600);
@@ -63,7 +70,7 @@ export async function launchGuardian(layout: HomeLayout, req: LaunchRequest, eve
       cwd: req.cwd,
       detached: true,
       stdio: ['ignore', logFd, logFd],
-      env: { ...process.env, HOLDFAST_SESSION: req.gid },
+      env: sessionBaseEnv(process.env, HOLDFAST_INSTALL_ROOT, req.gid),
     });
     child.on('exit', (code, signal) => {
       exited = { code, signal };

@@ -11,13 +11,20 @@ import {
   type GuardianStatus,
   type InputParams,
   type InputResult,
+  type McpCallToolParams,
+  type McpCallToolResult,
+  type McpListToolsResult,
+  type McpProgressEvent,
   type ReadParams,
   type ReadResult,
   type ShutdownParams,
   type SnapshotResult,
   type SpawnParams,
   type TaskRecord,
+  type UpstreamSpec,
+  type UpstreamState,
   type WaitParams,
+  UPSTREAM_MCP_FEATURE,
 } from '@holdfast/shared/protocol';
 import { assertOwnSocket } from '@holdfast/shared/run-dir';
 import { dialPeer, type RpcPeer } from '@holdfast/shared/wire';
@@ -37,6 +44,10 @@ export interface LinkEvents {
  * @throws HoldfastError `GUARDIAN_UNAVAILABLE` (retryable) when the connection is gone.
  */
 export class GuardianLink {
+  /** Progress listeners of running `g.mcp.call_tool` requests, by progress id. */
+  private readonly progress = new Map<string, (p: Omit<McpProgressEvent, 'progressId'>) => void>();
+  private nextProgress = 1;
+
   private constructor(
     readonly gid: string,
     private readonly peer: RpcPeer,
@@ -62,6 +73,10 @@ export class GuardianLink {
     peer.on('event', (ev, d) => {
       if (ev === GEvents.done) events.onDone?.(d as CommandRecord | TaskRecord);
       else if (ev === GEvents.exit) events.onExit?.(d as ExitRecord);
+      else if (ev === GEvents.mcpProgress) {
+        const { progressId, ...p } = d as McpProgressEvent;
+        link.progress.get(progressId)?.(p);
+      }
     });
     peer.on('close', () => events.onClose?.());
     return link;
@@ -132,6 +147,38 @@ export class GuardianLink {
     return this.call(G.shutdown, p, 15_000);
   }
 
+  /** The guardian hosts upstream MCP servers (`g.mcp.*`, issue 13). */
+  get hostsUpstreams(): boolean {
+    return this.features.includes(UPSTREAM_MCP_FEATURE);
+  }
+
+  /** `g.mcp.status`: the session's upstream servers. */
+  mcpStatus(): Promise<{ servers: UpstreamState[] }> {
+    return this.call(G.mcpStatus, {}, 5000);
+  }
+
+  /** `g.mcp.list_tools` (starts the server when needed). */
+  mcpListTools(server: UpstreamSpec, signal?: AbortSignal): Promise<McpListToolsResult> {
+    return this.call(G.mcpListTools, { server }, 75_000, signal);
+  }
+
+  /**
+   * `g.mcp.call_tool`; `onProgress` receives the upstream's progress while it runs, `signal`
+   * cancels it (the guardian sends `notifications/cancelled` upstream).
+   */
+  async mcpCallTool(p: Omit<McpCallToolParams, 'progressId'>, opts: { signal?: AbortSignal; onProgress?: (p: Omit<McpProgressEvent, 'progressId'>) => void }): Promise<McpCallToolResult> {
+    let progressId: string | undefined;
+    if (opts.onProgress) {
+      progressId = `p${this.nextProgress++}`;
+      this.progress.set(progressId, opts.onProgress);
+    }
+    try {
+      return await this.call(G.mcpCallTool, { ...p, ...(progressId ? { progressId } : {}) }, (p.timeoutMs ?? 110_000) + WAIT_SLACK_MS + 35_000, opts.signal);
+    } finally {
+      if (progressId) this.progress.delete(progressId);
+    }
+  }
+
   /** Tells the guardian this daemon is leaving (restart handoff) and closes the link. */
   async bye(): Promise<void> {
     try {
@@ -146,9 +193,9 @@ export class GuardianLink {
     this.peer.close();
   }
 
-  private async call<R>(method: string, params: unknown, deadlineMs: number): Promise<R> {
+  private async call<R>(method: string, params: unknown, deadlineMs: number, signal?: AbortSignal): Promise<R> {
     try {
-      return await this.peer.request<R>(method, params, { deadlineMs });
+      return await this.peer.request<R>(method, params, { deadlineMs, ...(signal ? { signal } : {}) });
     } catch (err) {
       if (err instanceof HoldfastError && err.code === 'NOT_CONNECTED') {
         throw new HoldfastError('GUARDIAN_UNAVAILABLE', `the guardian of ${this.gid} is not connected; retry shortly`, { cause: err });

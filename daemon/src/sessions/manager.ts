@@ -1,14 +1,19 @@
 import { realpathSync, rmSync } from 'node:fs';
-import type { HoldfastConfig } from '@holdfast/shared/config';
+import type { HoldfastConfig, SandboxSettings } from '@holdfast/shared/config';
 import type { Affinity, SessionView } from '@holdfast/shared/control';
 import { HoldfastError } from '@holdfast/shared/errors';
 import { isId, newId } from '@holdfast/shared/ids';
 import { guardianPaths, type HomeLayout } from '@holdfast/shared/paths';
 import { isProcessAlive, isSameProcess, processStartTime, readJson, SessionDefaults, type CommandRecord, type ExitRecord, type GuardianStatus, type ShutdownParams, type TaskRecord } from '@holdfast/shared/protocol';
 import type { ConfigStore } from '../config-store.js';
+import { SandboxPlanner, type SandboxPlan } from '../sandbox/planner.js';
+import type { SandboxRequirement } from '../sandbox/requirement.js';
+import { parseSessionSandbox, sandboxView, unmetRequirement } from '../sandbox/session-sandbox.js';
 import type { Logger } from '../log.js';
 import type { EventsRepo } from '../store/events-repo.js';
+import type { SessionRolesRepo } from '../store/session-roles-repo.js';
 import type { SessionRow, SessionsRepo } from '../store/sessions-repo.js';
+import { requireSessionAccess, type SessionRole } from './access.js';
 import { launchGuardian } from './launcher.js';
 import { GuardianLink } from './link.js';
 import { killWithEscalation, sweepSession } from './process-sweep.js';
@@ -27,6 +32,8 @@ export interface OpenRequest {
   remote_session_id?: string | undefined;
   affinity: Affinity;
   conversation_id?: string | undefined;
+  /** The principal's own sandbox keys from its call context (issue 17). */
+  sandbox?: SandboxSettings | undefined;
   /** Aborted when the caller gives up: an open still waiting in the spawn queue leaves it. */
   signal?: AbortSignal | undefined;
 }
@@ -67,6 +74,8 @@ export class SessionManager {
     () => this.cfg.spawn.concurrency,
     () => this.cfg.spawn.queue,
   );
+  /** Plans the sandbox of new sessions (issue 17); `holdfast doctor` asks it for probes. */
+  readonly sandbox: SandboxPlanner;
 
   constructor(
     private readonly layout: HomeLayout,
@@ -74,9 +83,13 @@ export class SessionManager {
     private readonly sessions: SessionsRepo,
     private readonly events: EventsRepo,
     private readonly log: Logger,
+    /** Roles granted on sessions (issue 14); read through {@link roleOf}. */
+    readonly roles: SessionRolesRepo,
     /** Sees a failed bookkeeping write; true when it was a full disk (issue 18), which is then not fatal. */
     private readonly onWriteError: (err: unknown) => boolean = () => false,
-  ) {}
+  ) {
+    this.sandbox = new SandboxPlanner(layout, () => config.config.security.sandbox);
+  }
 
   private get cfg(): HoldfastConfig['sessions'] {
     return this.config.config.sessions;
@@ -85,23 +98,30 @@ export class SessionManager {
   // ---- open ----------------------------------------------------------------------------------
 
   /**
-   * Attach-or-create (DESIGN §4.2). With `remote_session_id`: exactly that session of this
-   * principal, else `SESSION_NOT_FOUND`. Otherwise the live session of the affinity key, or a new
-   * one (one guardian per key even under concurrent opens).
+   * Attach-or-create (DESIGN §4.2). With `remote_session_id`: exactly that session, when this
+   * principal holds any role on it (issue 14), else `SESSION_NOT_FOUND`. Otherwise the live
+   * session of the affinity key, or a new one (one guardian per key even under concurrent opens).
+   * The principal's sandbox requirement (issue 17) holds for both: a new session is confined as
+   * required or not opened, and a live session that does not meet it is not handed out.
    * @throws HoldfastError SESSION_NOT_FOUND, WORKSPACE_NOT_FOUND, QUOTA_EXCEEDED, SPAWN_FAILED,
+   *   SANDBOX_UNAVAILABLE, POLICY_DENIED (a live session runs with a weaker sandbox than required),
    *   SPAWN_QUEUE_FULL (retryable), CANCELLED.
    */
   async open(req: OpenRequest): Promise<OpenResult> {
+    const need = this.sandbox.requirement(req.principal, req.sandbox);
     if (req.remote_session_id !== undefined) {
-      const row = this.requireOwned(req.remote_session_id, req.principal);
-      if (row.state === 'running') await this.ensureLink(row.id).catch(() => undefined);
+      const row = requireSessionAccess({ call: { principal: req.principal }, services: { sessions: this } }, req.remote_session_id, 'viewer').session;
+      if (row.state === 'running') {
+        this.assertMeets(row.id, row.sandbox, need);
+        await this.ensureLink(row.id).catch(() => undefined);
+      }
       return { session: await this.view(row.id), created: false };
     }
     const ws = this.resolveWorkspace(req.workspace);
     const root = canonicalRoot(ws.path);
     const affinity = req.affinity === 'conversation' && !req.conversation_id ? 'workspace' : req.affinity;
     const key = sessionKey(affinity, req.principal, root, req.conversation_id);
-    if (key === null) return this.create(req.principal, ws.name, root, affinity, null, req.signal);
+    if (key === null) return this.create(req.principal, ws.name, root, affinity, null, need, req.signal);
     const pending = this.inflight.get(key);
     if (pending) return pending.then((r) => ({ ...r, created: false }));
     const p = (async (): Promise<OpenResult> => {
@@ -116,9 +136,12 @@ export class SessionManager {
           }
         }
         const again = this.sessions.get(live.id);
-        if (again && (again.state === 'running' || again.state === 'starting')) return { session: await this.view(live.id), created: false };
+        if (again && (again.state === 'running' || again.state === 'starting')) {
+          this.assertMeets(live.id, again.sandbox, need);
+          return { session: await this.view(live.id), created: false };
+        }
       }
-      return this.create(req.principal, ws.name, root, affinity, key, req.signal);
+      return this.create(req.principal, ws.name, root, affinity, key, need, req.signal);
     })().finally(() => this.inflight.delete(key));
     this.inflight.set(key, p);
     return p;
@@ -142,31 +165,61 @@ export class SessionManager {
     return ws;
   }
 
+  /** @throws HoldfastError POLICY_DENIED when the live session `id` does not meet `need` (issue 17). */
+  private assertMeets(id: string, column: string | null, need: SandboxRequirement): void {
+    const why = unmetRequirement(parseSessionSandbox(column), need);
+    if (why === null) return;
+    throw new HoldfastError('POLICY_DENIED', `the live session ${id} cannot be used: ${why}. Close it with session(action="close", remote_session_id="${id}") and open again to get a sandboxed one`, {
+      retryable: false,
+      details: { remote_session_id: id, required_mode: need.mode, required_network: need.network },
+    });
+  }
+
   /**
    * Creates a session in a turn of the spawn queue (issue 18: a bounded number of guardians start
    * at once; beyond the queue's bound the open is refused with a retryable `SPAWN_QUEUE_FULL`).
    */
-  private create(principal: string, workspace: string, root: string, affinity: Affinity, key: string | null, signal?: AbortSignal): Promise<OpenResult> {
-    return this.spawns.run(() => this.createNow(principal, workspace, root, affinity, key), signal);
+  private create(principal: string, workspace: string, root: string, affinity: Affinity, key: string | null, need: SandboxRequirement, signal?: AbortSignal): Promise<OpenResult> {
+    return this.spawns.run(() => this.createNow(principal, workspace, root, affinity, key, need), signal);
   }
 
-  private async createNow(principal: string, workspace: string, root: string, affinity: Affinity, key: string | null): Promise<OpenResult> {
+  private async createNow(principal: string, workspace: string, root: string, affinity: Affinity, key: string | null, need: SandboxRequirement): Promise<OpenResult> {
     const id = newId('remoteSession');
+    // Refused before anything exists: a session that must be confined and cannot be is never started.
+    const plan: SandboxPlan | null = await this.sandbox.plan(need, root, guardianPaths(this.layout, id).sessionDir);
     // Quota check + insert are serialised so concurrent opens cannot overshoot the limit.
     const admitted = this.createChain.then(() => this.admit(id, principal, workspace, root, affinity, key));
     this.createChain = admitted.catch(() => undefined);
     const existing = await admitted;
-    if (existing) return { session: await this.view(existing), created: false };
+    if (existing) {
+      const row = this.sessions.get(existing);
+      if (row) this.assertMeets(existing, row.sandbox, need);
+      return { session: await this.view(existing), created: false };
+    }
+    if (plan) this.sessions.update(id, { sandbox: JSON.stringify(plan.session) });
 
     const entry = this.entry(id);
     try {
       const launched = await launchGuardian(
         this.layout,
-        { gid: id, cwd: root, cols: SessionDefaults.PTY_COLS, rows: SessionDefaults.PTY_ROWS, orphanTimeoutS: this.cfg.orphan_timeout_s, ...(this.cfg.shell ? { shell: this.cfg.shell } : {}) },
+        {
+          gid: id,
+          cwd: root,
+          cols: SessionDefaults.PTY_COLS,
+          rows: SessionDefaults.PTY_ROWS,
+          orphanTimeoutS: this.cfg.orphan_timeout_s,
+          ...(this.cfg.shell ? { shell: this.cfg.shell } : {}),
+          ...(plan ? { sandbox: plan.spec } : {}),
+        },
         this.linkEvents(id),
       );
       entry.link = launched.link;
       const st = await launched.link.status();
+      if (plan && st.sandbox?.mode !== plan.spec.mode) {
+        // A guardian that does not confine its shell must not serve a session that requires it.
+        await launched.link.shutdown({ reason: 'closed' }).catch(() => undefined);
+        throw new HoldfastError('SANDBOX_UNAVAILABLE', `the guardian (build ${launched.link.build}) did not apply the ${plan.spec.mode} sandbox; the session was closed`, { retryable: false });
+      }
       entry.status = st;
       entry.statusAt = Date.now();
       this.sessions.update(id, {
@@ -178,7 +231,7 @@ export class SessionManager {
         guardian_build: launched.link.build,
         shell_pid: st.shell.pid,
       });
-      this.events.append({ session_id: id, workspace, kind: 'session.running', data: { guardian_pid: st.pid, shell_pid: st.shell.pid } });
+      this.events.append({ session_id: id, workspace, kind: 'session.running', data: { guardian_pid: st.pid, shell_pid: st.shell.pid, sandbox: sandboxView(this.sessions.get(id)?.sandbox) } });
     } catch (err) {
       this.sessions.update(id, { state: 'lost', ended_at: Date.now(), end_reason: 'spawn_failed' });
       this.events.append({ session_id: id, workspace, kind: 'session.lost', data: { reason: 'spawn_failed', message: (err as Error).message } });
@@ -416,16 +469,38 @@ export class SessionManager {
 
   // ---- queries -------------------------------------------------------------------------------
 
-  /** A session row of this principal. @throws HoldfastError SESSION_NOT_FOUND (also for another principal's). */
-  requireOwned(id: string, principal: string | null): SessionRow {
-    if (!isId('remoteSession', id)) {
-      throw new HoldfastError('SESSION_NOT_FOUND', `"${id}" is not a remote_session_id; pass the full rs_… id returned by session(action="open")`);
-    }
-    const row = this.sessions.get(id);
-    if (!row || (principal !== null && row.principal !== principal)) {
-      throw new HoldfastError('SESSION_NOT_FOUND', `no session ${id} for this principal; open one with session(action="open")`);
-    }
+  /**
+   * A session row by id, for the machine owner's ops CLI (no principal involved). Principals go
+   * through `requireSessionAccess` (sessions/access.ts) instead.
+   * @throws HoldfastError SESSION_NOT_FOUND.
+   */
+  requireExisting(id: string): SessionRow {
+    const row = this.findSession(id);
+    if (!row) throw new HoldfastError('SESSION_NOT_FOUND', `no session ${id}; \`holdfast list --all\` shows every session`);
     return row;
+  }
+
+  /** The row of a well-formed `rs_…` id, or undefined (no check of who asks). */
+  findSession(id: string): SessionRow | undefined {
+    return isId('remoteSession', id) ? this.sessions.get(id) : undefined;
+  }
+
+  /** The role `principal` holds on a session: `owner` for its creator, a granted role, or null (issue 14). */
+  roleOf(row: SessionRow, principal: string): SessionRole | null {
+    if (row.principal === principal) return 'owner';
+    return this.roles.get(row.id, principal)?.role ?? null;
+  }
+
+  /** The live session holding an affinity key (DESIGN §4.2), if any. */
+  findLiveByKey(key: string): SessionRow | undefined {
+    return this.sessions.findLiveByKey(key);
+  }
+
+  /** Ids of the sessions `principal` owns or holds a role on. */
+  accessibleSessionIds(principal: string): Set<string> {
+    const ids = new Set(this.roles.sessionIdsFor(principal));
+    for (const r of this.sessions.listAll()) if (r.principal === principal) ids.add(r.id);
+    return ids;
   }
 
   /** The public view of a session, with live facts from its guardian when it runs. */
@@ -448,12 +523,12 @@ export class SessionManager {
    * Records that a tool call of `principal` used session `id` (issue 18: every tool use — file
    * tools too — counts as activity for the reaper and protects the session from another
    * principal's reclaim). Kept in memory and written to `sessions.last_tool_at` at most every
-   * {@link TOOL_USE_PERSIST_MS} per session; a session of another principal or one that ended is
-   * left alone. Never throws (a full disk must not fail the call that used the session).
+   * {@link TOOL_USE_PERSIST_MS} per session; a session the principal holds no role on (issue 14)
+   * or one that ended is left alone. Never throws (a full disk must not fail the call that used it).
    */
   noteToolUse(id: string, principal: string, now: number = Date.now()): void {
     const row = this.sessions.get(id);
-    if (!row || row.principal !== principal || (row.state !== 'running' && row.state !== 'starting')) return;
+    if (!row || this.roleOf(row, principal) === null || (row.state !== 'running' && row.state !== 'starting')) return;
     this.toolUse.set(id, now);
     if (row.last_tool_at !== null && now - row.last_tool_at < TOOL_USE_PERSIST_MS) return;
     try {
@@ -559,5 +634,6 @@ function toView(row: SessionRow, st: GuardianStatus | null, cfg: HoldfastConfig[
     exit_signal: row.exit_signal,
     ended_at: row.ended_at,
     end_reason: row.end_reason,
+    sandbox: sandboxView(row.sandbox),
   };
 }

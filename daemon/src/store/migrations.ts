@@ -1,4 +1,7 @@
+import { ROLES_OAUTH_MIGRATION } from './roles-oauth-migration.js';
+import { EXTENSIONS_MIGRATION } from './extensions-migration.js';
 import { TASKS_MIGRATION } from './tasks-migration.js';
+import { WORK_MIGRATION } from './work-migration.js';
 
 /**
  * Numbered schema migrations of `state/holdfast.db` (DESIGN §2). Migration N brings the schema
@@ -137,8 +140,19 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
     `,
   },
   TASKS_MIGRATION,
+  ROLES_OAUTH_MIGRATION,
   {
-    version: 4,
+    version: 5,
+    name: 'session sandbox (issue 17)',
+    sql: `
+      -- The confinement a session runs under (JSON: mode, network, writable, hidden); NULL = none.
+      ALTER TABLE sessions ADD COLUMN sandbox TEXT;
+    `,
+  },
+  EXTENSIONS_MIGRATION,
+  WORK_MIGRATION,
+  {
+    version: 8,
     name: 'sessions: last tool use (issue 18)',
     sql: `
       -- When a tool call last used the session (epoch ms; NULL = never since it was opened). Any

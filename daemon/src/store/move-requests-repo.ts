@@ -10,6 +10,8 @@ export interface MoveRequestRow {
   /** Random UUID the client passes to `submit`. */
   confirmation_uuid: string;
   session_id: string;
+  /** Who prepared it (issue 14); null for requests from before roles existed (read as the owner). */
+  principal: string | null;
   purpose: string;
   idempotency_key: string;
   /** JSON of the frozen manifest (see tools/move-out/manifest.ts). */
@@ -31,8 +33,8 @@ export class MoveRequestsRepo {
 
   constructor(db: Db) {
     this.insertStmt = db.prepare(
-      `INSERT INTO move_requests (id, confirmation_uuid, session_id, purpose, idempotency_key, manifest, manifest_sha256, created_at, expires_at, state)
-       VALUES (@id, @confirmation_uuid, @session_id, @purpose, @idempotency_key, @manifest, @manifest_sha256, @created_at, @expires_at, 'pending')`,
+      `INSERT INTO move_requests (id, confirmation_uuid, session_id, principal, purpose, idempotency_key, manifest, manifest_sha256, created_at, expires_at, state)
+       VALUES (@id, @confirmation_uuid, @session_id, @principal, @purpose, @idempotency_key, @manifest, @manifest_sha256, @created_at, @expires_at, 'pending')`,
     );
     this.byUuid = db.prepare<[string], MoveRequestRow>('SELECT * FROM move_requests WHERE confirmation_uuid = ?');
     this.finishStmt = db.prepare("UPDATE move_requests SET state = ?, submitted_at = ?, receipt = ? WHERE id = ? AND state = 'pending'");

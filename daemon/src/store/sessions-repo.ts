@@ -25,7 +25,9 @@ export interface SessionRow {
   exit_signal: string | null;
   ended_at: number | null;
   end_reason: string | null;
-  /** Last tool use, epoch ms (migration 4, issue 18); null when no tool used it since its open. */
+  /** The session's sandbox as JSON (`SessionSandbox`, issue 17); null = unconfined. */
+  sandbox: string | null;
+  /** Last tool use, epoch ms (migration 8, issue 18); null when no tool used it since its open. */
   last_tool_at: number | null;
 }
 

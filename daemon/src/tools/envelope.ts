@@ -1,6 +1,6 @@
 import type { ToolCallResult } from '@holdfast/shared/control';
 import { HoldfastError, toWireError } from '@holdfast/shared/errors';
-import type { Envelope, ResultAction, ResultContext, ResultStatus } from '@holdfast/shared/tools';
+import { ENVELOPE_META_KEY, type Envelope, type ResultAction, type ResultContext, type ResultStatus } from '@holdfast/shared/tools';
 
 /**
  * What a tool handler returns: the DESIGN §6.3 envelope plus the short human-readable text that
@@ -10,6 +10,18 @@ export interface ToolOutcome {
   envelope: Envelope;
   text: string;
   extraContent?: ToolCallResult['content'];
+  /**
+   * A result passed through from elsewhere (an upstream `tools/call`, issue 13): its `content`,
+   * `structuredContent` and `isError` are returned unchanged instead of `text` and the envelope,
+   * which then travels in `_meta`.
+   */
+  passThrough?: { content: ToolCallResult['content']; structuredContent?: Record<string, unknown>; isError: boolean };
+  /**
+   * What the call's event records beyond what every call records (issue 11): `data` is merged into
+   * the event's data (the observe stream shows it); `skip` records no event (a repeated progress
+   * report). A handler that sets this gets its event written before the result is returned.
+   */
+  event?: { data?: Record<string, unknown>; skip?: boolean };
 }
 
 export interface OutcomeOptions {
@@ -45,10 +57,22 @@ export function failure(type: string, err: unknown, opts: OutcomeOptions & { dat
   };
 }
 
-/** Converts an outcome to the MCP `CallToolResult` fields the adapter returns. */
-export function toCallResult(o: ToolOutcome): ToolCallResult {
+/**
+ * Converts an outcome to the MCP `CallToolResult` fields the adapter returns. With
+ * `envelopeInMeta` (a tool without an output schema: `mcp_tool`, issue 13) the envelope goes in
+ * `_meta["holdfast/envelope"]` instead of `structuredContent`, which is then only ever the
+ * upstream's own (a pass-through outcome keeps the upstream's `content`, `structuredContent` and
+ * `isError`).
+ */
+export function toCallResult(o: ToolOutcome, opts: { envelopeInMeta?: boolean } = {}): ToolCallResult {
+  const envelope = o.envelope as unknown as Record<string, unknown>;
+  if (o.passThrough) {
+    const p = o.passThrough;
+    return { content: p.content, ...(p.structuredContent !== undefined ? { structuredContent: p.structuredContent } : {}), isError: p.isError, _meta: { [ENVELOPE_META_KEY]: envelope } };
+  }
   const content: ToolCallResult['content'] = [{ type: 'text', text: o.text }, ...(o.extraContent ?? [])];
-  return { content, structuredContent: o.envelope as unknown as Record<string, unknown>, isError: o.envelope.status === 'failed' };
+  const isError = o.envelope.status === 'failed';
+  return opts.envelopeInMeta ? { content, isError, _meta: { [ENVELOPE_META_KEY]: envelope } } : { content, structuredContent: envelope, isError };
 }
 
 /** A ready-to-call continuation. */

@@ -9,6 +9,7 @@ import { requireTaskRow } from '../execution/task-lookup.js';
 import { describeTask } from '../execution/task-result.js';
 import { evaluateCommand, evaluateStdin, type PolicyVerdict } from '../policy/commands.js';
 import { effectiveCommandRules } from '../policy/effective-rules.js';
+import { requireSessionAccess, roleAtLeast, type SessionRole } from '../sessions/access.js';
 import type { GuardianLink } from '../sessions/link.js';
 import type { SessionRow } from '../store/sessions-repo.js';
 import type { TaskRow } from '../store/tasks-repo.js';
@@ -33,15 +34,18 @@ const REQUEST_MARGIN_MS = 5000;
  * then the audit line is written — if it cannot be, nothing runs — then the `tasks` row, then the
  * guardian is asked. (The confirmation lifetime is `security.commands.confirm_ttl_s`, default 600.) An `idempotency_key` seen before with the same arguments returns that task
  * instead of running again; with other arguments it is `IDEMPOTENCY_CONFLICT`.
+ *
+ * Every action needs the editor role on the session (issue 14); confirming a call another
+ * principal is waiting on needs the approver role (the call then runs once, for whoever repeats it).
  */
 export async function executeHandler(args: ExecuteArgs, ctx: ToolContext): Promise<ToolOutcome> {
-  const session = ctx.services.sessions.requireOwned(args.remote_session_id, ctx.call.principal);
+  const { session, role } = requireSessionAccess(ctx, args.remote_session_id, 'editor');
   // Answer before the adapter's request timeout (DESIGN §6.2, 408) can cut the call off.
   const ceiling = Math.max(1000, ctx.services.config.config.limits.request_timeout_ms - REQUEST_MARGIN_MS);
   const yieldMs = Math.min(args.yield_time_ms ?? DEFAULT_YIELD_MS, LinkTimeouts.MAX_WAIT_MS, ceiling);
   switch (args.action) {
     case 'run':
-      return run(args, session, ctx, yieldMs);
+      return run(args, session, role, ctx, yieldMs);
     case 'attach':
       return follow(requireTask(args, session, ctx), session, ctx, yieldMs, args);
     case 'status':
@@ -62,7 +66,7 @@ function strictest(verdicts: PolicyVerdict[]): PolicyVerdict {
   return verdicts.reduce((a, b) => (DECISION_RANK[b.decision] > DECISION_RANK[a.decision] ? b : a));
 }
 
-async function run(args: ExecuteArgs, session: SessionRow, ctx: ToolContext, yieldMs: number): Promise<ToolOutcome> {
+async function run(args: ExecuteArgs, session: SessionRow, role: SessionRole, ctx: ToolContext, yieldMs: number): Promise<ToolOutcome> {
   const ex = ctx.services.execution;
   const rs = session.id;
   const project = () => ex.projects.get(session.workspace_root);
@@ -119,6 +123,13 @@ async function run(args: ExecuteArgs, session: SessionRow, ctx: ToolContext, yie
     const now = Date.now();
     const pending = existing;
     const valid = pending !== undefined && (pending.expires_at ?? 0) > now;
+    if (args.user_confirmed === true && valid && pending.principal !== ctx.call.principal && !roleAtLeast(role, 'approver')) {
+      throw new HoldfastError(
+        'ROLE_REQUIRED',
+        `${pending.id} is waiting for principal "${pending.principal}"'s confirmation; confirming another principal's call needs the approver role on ${rs} (you hold ${role}); ask its owner to grant it`,
+        { retryable: false, details: { role, need: 'approver', execution_task_id: pending.id } },
+      );
+    }
     if (!(args.user_confirmed === true && valid)) {
       const confirmKey = key ?? newId('confirmation');
       const expires = now + rules.confirm_ttl_s * 1000;
@@ -218,7 +229,7 @@ async function start(
       execution_task_id: id,
       decision: verdict.decision,
       ...(verdict.segments.length ? { rule: verdict.segments.map((s) => s.rule).join('; ') } : {}),
-      ...(pending ? { confirmed: true } : {}),
+      ...(pending ? { confirmed: true, ...(pending.principal !== ctx.call.principal ? { requested_by: pending.principal } : {}) } : {}),
     });
     const now = Date.now();
     if (pending) ex.tasks.update(id, { state: 'running', started_at: now, expires_at: null });
@@ -264,6 +275,18 @@ async function start(
   } finally {
     settle();
   }
+}
+
+/**
+ * Starts an exact-argv task for another tool the way `run` does once its policy check and
+ * confirmation are done (issue 13: an executable skill): the audit line first (nothing runs if it
+ * cannot be written), a `tasks` row, the guardian's spawn, then a wait of up to `yieldMs`. The
+ * answer is `execute`'s (an `execution_task_id` to attach to while it runs).
+ */
+export function startArgvTask(call: ResolvedCall, verdict: PolicyVerdict, session: SessionRow, ctx: ToolContext, yieldMs: number): Promise<ToolOutcome> {
+  if (!call.argv) throw new HoldfastError('INTERNAL', 'startArgvTask needs an argv call');
+  const args: ExecuteArgs = { action: 'run', remote_session_id: session.id, argv: call.argv, shell: false, ...(call.purpose ? { purpose: call.purpose } : {}) };
+  return start(newId('executionTask'), call, verdict, fingerprint(call), undefined, session, ctx, yieldMs, args);
 }
 
 /** Key of `ExecutionServices.starting` for one session and key. */

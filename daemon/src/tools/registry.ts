@@ -2,16 +2,22 @@ import type { CallContext, ToolCallResult } from '@holdfast/shared/control';
 import { HoldfastError } from '@holdfast/shared/errors';
 import { findTool } from '@holdfast/shared/tools';
 import { diskFullError } from '../store/disk-space.js';
-import type { ToolContext, ToolServices } from './context.js';
+import type { ProgressUpdate, ToolContext, ToolServices } from './context.js';
 import { failure, toCallResult, type ToolOutcome } from './envelope.js';
+import { artifactHandler } from './artifact/index.js';
 import { editHandler } from './edit/index.js';
 import { executeHandler } from './execute.js';
+import { mcpToolHandler } from './mcp-tool/index.js';
 import { moveOutHandler } from './move-out/index.js';
 import { observeHandler } from './observe/index.js';
+import { planHandler } from './plan/index.js';
+import { progressHandler } from './progress.js';
 import { readHandler } from './read/index.js';
 import { runtimeReadHandler } from './runtime-read.js';
 import { sessionHandler } from './session.js';
+import { skillToolHandler } from './skill-tool/index.js';
 import { workspaceHandler } from './workspace.js';
+import { recordCall, takeTracking, type CallTracking } from './work-tracking.js';
 
 type Handler = (args: never, ctx: ToolContext) => Promise<ToolOutcome> | ToolOutcome;
 
@@ -25,31 +31,52 @@ const HANDLERS: Record<string, Handler> = {
   read: readHandler,
   edit: editHandler,
   move_out: moveOutHandler,
+  skill_tool: skillToolHandler,
+  mcp_tool: mcpToolHandler,
+  progress: progressHandler,
+  plan: planHandler,
+  artifact: artifactHandler,
 };
 
 /**
  * Runs one MCP tool call in the daemon (DESIGN §6): the principal must be allowed the tool
  * (the same policy that shaped its `tools/list`), the arguments must parse with the tool's zod
  * schema, and every outcome — errors included — comes back as the DESIGN §6.3 envelope with
- * `isError` set for failures (input errors are tool results, not protocol errors).
+ * `isError` set for failures (input errors are tool results, not protocol errors). A tool without
+ * an output schema (`mcp_tool`) also carries the envelope in `_meta`. `progress` forwards a
+ * handler's progress updates to the caller when its context has a `progress_id`. The
+ * work-tracking arguments every session tool takes (`activity`, `plan_id`, `plan_task_id`; issue
+ * 11) are checked and taken off here, once, before the handler runs; the call's event (with its
+ * activity snapshot, returned in `_meta`) is recorded after it.
  */
-export async function callTool(name: string, rawArgs: Record<string, unknown>, call: CallContext, services: ToolServices, signal: AbortSignal): Promise<ToolCallResult> {
+export async function callTool(
+  name: string,
+  rawArgs: Record<string, unknown>,
+  call: CallContext,
+  services: ToolServices,
+  signal: AbortSignal,
+  progress?: (p: ProgressUpdate) => void,
+): Promise<ToolCallResult> {
   const type = name;
   const def = findTool(name);
   const handler = HANDLERS[name];
   if (!def || !handler) return toCallResult(failure(type, new HoldfastError('BAD_REQUEST', `unknown tool ${name}`)));
+  const envelopeInMeta = def.output === undefined;
   if (!call.allowed_tools.includes(name)) {
-    return toCallResult(failure(type, new HoldfastError('TOOL_NOT_ALLOWED', `tool ${name} is not allowed for principal ${call.principal}`)));
+    return toCallResult(failure(type, new HoldfastError('TOOL_NOT_ALLOWED', `tool ${name} is not allowed for principal ${call.principal}`)), { envelopeInMeta });
   }
   const parsed = def.input.safeParse(rawArgs);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    return toCallResult(failure(type, new HoldfastError('BAD_REQUEST', `${issue.path.join('.') || 'arguments'}: ${issue.message}`)));
+    return toCallResult(failure(type, new HoldfastError('BAD_REQUEST', `${issue.path.join('.') || 'arguments'}: ${issue.message}`)), { envelopeInMeta });
   }
   const started = Date.now();
+  let args = parsed.data as Record<string, unknown>;
+  let tracking: CallTracking = { activity: null, plan: null };
   let result: ToolOutcome;
   try {
-    result = await handler(parsed.data as never, { call, services, signal });
+    ({ args, tracking } = takeTracking(def, args, call, services));
+    result = await handler(args as never, { call, services, signal, ...(progress ? { progress } : {}) });
   } catch (err) {
     const ctx = typeof rawArgs.remote_session_id === 'string' ? { remote_session_id: rawArgs.remote_session_id } : {};
     // A full disk is a retryable DISK_FULL that says what still works, never an INTERNAL (issue 18).
@@ -59,17 +86,14 @@ export async function callTool(name: string, rawArgs: Record<string, unknown>, c
   // Any tool use of a session counts as its activity (issue 18); the open that created it does not.
   const used = result.envelope.context.remote_session_id;
   if (used && !(name === 'session' && result.envelope.hints.created === true)) services.sessions.noteToolUse(used, call.principal);
-  services.events.appendSoon({
-    session_id: result.envelope.context.remote_session_id ?? null,
-    kind: 'tool.call',
-    tool: name,
-    status: result.envelope.status,
-    data: {
-      duration_ms: Date.now() - started,
-      principal: call.principal,
-      ...(result.envelope.context.execution_task_id ? { execution_task_id: result.envelope.context.execution_task_id } : {}),
-      ...(result.envelope.error ? { error: result.envelope.error.code } : {}),
-    },
-  });
-  return toCallResult(result);
+  let meta: ReturnType<typeof recordCall>;
+  try {
+    meta = recordCall(name, args, tracking, result, call, services, Date.now() - started);
+  } catch (err) {
+    // The call happened: on a full disk its history row is lost, not its result (issue 18).
+    if (!services.disk.noteError(err)) throw err;
+  }
+  const out = toCallResult(result, { envelopeInMeta });
+  if (meta) out._meta = { ...(out._meta ?? {}), ...meta };
+  return out;
 }

@@ -4,6 +4,7 @@ import type * as z from 'zod';
 import { discoverProject } from '../project/index.js';
 import type { ToolContext } from './context.js';
 import { action, outcome, type ToolOutcome } from './envelope.js';
+import { requireSessionAccess } from '../sessions/access.js';
 
 /**
  * `runtime_read(view="project")` (issue 5): the tasks `execute(task=NAME)` can run in a workspace —
@@ -16,7 +17,7 @@ export function projectView(args: z.output<typeof runtimeReadTool.input>, ctx: T
   let name: string;
   let rs: string | undefined;
   if (args.remote_session_id !== undefined) {
-    const s = ctx.services.sessions.requireOwned(args.remote_session_id, ctx.call.principal);
+    const s = requireSessionAccess(ctx, args.remote_session_id, 'viewer').session;
     root = s.workspace_root;
     name = s.workspace;
     rs = s.id;

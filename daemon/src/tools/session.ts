@@ -2,8 +2,15 @@ import type { SessionView } from '@holdfast/shared/control';
 import { HoldfastError } from '@holdfast/shared/errors';
 import type { sessionTool } from '@holdfast/shared/tools';
 import type * as z from 'zod';
+import { requireSessionAccess } from '../sessions/access.js';
+import { grantRole, handOff, revokeRole, type RoleChange } from '../sessions/roles.js';
+import { compactInventory, type ExtensionInventory } from '../extensions/inventory.js';
+import { discoverSkills } from '../extensions/skills/discovery.js';
 import type { ToolContext } from './context.js';
+import { liveServerViews } from './mcp-tool/upstream-link.js';
+import { sessionSkillRoots } from './skill-tool/index.js';
 import { action, failure, outcome, type ToolOutcome } from './envelope.js';
+import { progressView } from './progress.js';
 
 type Args = z.output<typeof sessionTool.input>;
 
@@ -18,13 +25,17 @@ const GUIDE =
  * (`Mcp-Session-Id`), the `X-Holdfast-Conversation-Id` header, the `conversation_id` argument.
  * Resuming a session that has ended is a `SESSION_EXITED` failure (type `session.exited`) whose
  * action opens a new session on the same workspace.
+ *
+ * Roles (issue 14): resuming by id needs any role on the session; reset_shell needs editor;
+ * close, grant, revoke and handoff are the owner's (sessions/roles.ts).
  */
 export async function sessionHandler(args: Args, ctx: ToolContext): Promise<ToolOutcome> {
   const { sessions } = ctx.services;
   const principal = ctx.call.principal;
+  if (args.action === 'grant' || args.action === 'revoke' || args.action === 'handoff') return roleAction(args, ctx);
   if (args.action === 'close' || args.action === 'reset_shell') {
     if (!args.remote_session_id) throw new HoldfastError('BAD_REQUEST', `action=${args.action} needs remote_session_id`);
-    const row = sessions.requireOwned(args.remote_session_id, principal);
+    const row = requireSessionAccess(ctx, args.remote_session_id, args.action === 'close' ? 'owner' : 'editor').session;
     if (args.action === 'close') {
       await sessions.end(row.id, 'closed');
       const view = await sessions.view(row.id);
@@ -49,6 +60,7 @@ export async function sessionHandler(args: Args, ctx: ToolContext): Promise<Tool
     remote_session_id: args.remote_session_id,
     affinity,
     conversation_id: conversation,
+    sandbox: ctx.call.sandbox,
     signal: ctx.signal,
   });
   const live = session.state === 'running' || session.state === 'starting';
@@ -62,8 +74,11 @@ export async function sessionHandler(args: Args, ctx: ToolContext): Promise<Tool
     });
   }
   const verb = args.remote_session_id ? 'Resumed' : created ? 'Opened new' : 'Attached to live';
-  const text = `${verb} session ${session.remote_session_id} on ${session.workspace} (${session.workspace_root}), shell pid ${session.shell_pid}.`;
-  return outcome(created ? 'session.created' : 'session.attached', 'succeeded', sessionData(session, ctx), text, {
+  const role = sessions.roleOf(sessions.requireExisting(session.remote_session_id), principal);
+  const inventory = await extensionInventory(session.remote_session_id, ctx);
+  const extras = inventory ? inventoryText(inventory) : '';
+  const text = `${verb} session ${session.remote_session_id} on ${session.workspace} (${session.workspace_root}), shell pid ${session.shell_pid}${sandboxPhrase(session)}${role === 'owner' || role === null ? '' : `; your role: ${role}`}.${extras}`;
+  return outcome(created ? 'session.created' : 'session.attached', 'succeeded', { ...sessionData(session, ctx), role, ...(inventory ? { extension_inventory: inventory } : {}) }, text, {
     context: { remote_session_id: session.remote_session_id },
     hints: { created },
     actions: [action('execute', { remote_session_id: session.remote_session_id, command: 'pwd' }, 'run a command in the session')],
@@ -79,6 +94,7 @@ function sessionData(s: SessionView, ctx: ToolContext): Record<string, unknown> 
     shell_pid: s.shell_pid,
     affinity: s.affinity,
     state: s.state,
+    sandbox: s.sandbox ?? { mode: 'off', network: 'on' },
     tools: ctx.call.allowed_tools,
     limits: {
       yield_time_ms_default: 10_000,
@@ -88,5 +104,50 @@ function sessionData(s: SessionView, ctx: ToolContext): Record<string, unknown> 
       read_window_bytes: cfg.limits.read_window_bytes,
     },
     guide: GUIDE,
+    progress: progressView(ctx.services.work.progress.latest(s.remote_session_id)),
   };
+}
+
+/** `grant` / `revoke` / `handoff` (issue 14): the owner changes who else may use the session. */
+function roleAction(args: Args, ctx: ToolContext): ToolOutcome {
+  if (!args.remote_session_id) throw new HoldfastError('BAD_REQUEST', `action=${args.action} needs remote_session_id`);
+  if (!args.principal) throw new HoldfastError('BAD_REQUEST', `action=${args.action} needs principal (the other principal's name)`);
+  const { session } = requireSessionAccess(ctx, args.remote_session_id, 'owner');
+  let change: RoleChange;
+  if (args.action === 'grant') {
+    if (!args.role) throw new HoldfastError('BAD_REQUEST', 'action=grant needs role: viewer, editor or approver');
+    change = grantRole(ctx.services, session, args.principal, args.role);
+  } else if (args.action === 'revoke') {
+    change = revokeRole(ctx.services, session, args.principal);
+  } else {
+    change = handOff(ctx.services, session, args.principal);
+  }
+  return outcome(`session.${args.action}`, 'succeeded', { remote_session_id: session.id, owner: change.owner, roles: change.roles }, change.text, {
+    context: { remote_session_id: session.id },
+  });
+}
+
+/** `, sandbox bwrap (network off)` for a confined session (issue 17), else nothing. */
+export function sandboxPhrase(s: SessionView): string {
+  const sb = s.sandbox;
+  return sb && sb.mode !== 'off' ? `, sandbox ${sb.mode} (network ${sb.network})` : '';
+}
+
+/**
+ * Skills and upstream servers of the session (issue 13) when the principal may use `skill_tool`
+ * or `mcp_tool`: names, descriptions, kinds and states only (no schemas); null otherwise.
+ */
+async function extensionInventory(id: string, ctx: ToolContext): Promise<ExtensionInventory | null> {
+  const skills = ctx.call.allowed_tools.includes('skill_tool');
+  const servers = ctx.call.allowed_tools.includes('mcp_tool');
+  if (!skills && !servers) return null;
+  const { session: row } = requireSessionAccess(ctx, id, 'viewer');
+  return compactInventory({ skills: skills ? discoverSkills(sessionSkillRoots(row, ctx)) : [], servers: servers ? await liveServerViews(row, ctx) : [] });
+}
+
+function inventoryText(inv: ExtensionInventory): string {
+  const parts: string[] = [];
+  if (inv.skills.length > 0) parts.push(`skills (skill_tool): ${inv.skills.map((s) => s.name).join(', ')}`);
+  if (inv.mcp_servers.length > 0) parts.push(`MCP servers (mcp_tool): ${inv.mcp_servers.map((s) => `${s.name} [${s.state}]`).join(', ')}`);
+  return parts.length > 0 ? `\n${parts.join('; ')}` : '';
 }

@@ -14,14 +14,44 @@ export const ListenConfig = z.object({
   allow_non_loopback: z.boolean().default(false),
 });
 
+/**
+ * `auth.oauth` (issue 14, docs/oauth.md): holdfast's own OAuth 2.1 authorization server and
+ * resource-server checks, used when `auth.mode` is `oauth` or `dual`.
+ */
+export const OAuthConfig = z.object({
+  /**
+   * The public origin clients are given (`https://…`, usually an HTTPS reverse proxy or tunnel in
+   * front of the loopback bind). Issuer, metadata, `resource` and token audience all derive from
+   * it. Default: the loopback listen address (`http://127.0.0.1:PORT`), for local clients only.
+   */
+  server_url: z.string().url().optional(),
+  /** Trust the proxy's `X-Forwarded-For` for the client address (and, without server_url, `-Proto`/`-Host` for scheme and host). */
+  trust_proxy_headers: z.boolean().default(false),
+  /** Scope an access token needs for `/mcp`, and the scope given when a client asks for none. */
+  scope: z.string().regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'one OAuth scope token').default('mcp'),
+  /** Lifetime of JWT access tokens, seconds. */
+  access_token_ttl_s: z.number().int().min(60).max(86400).default(3600),
+  /** Lifetime of a refresh token (each use rotates it and starts a new one), seconds. */
+  refresh_token_ttl_s: z.number().int().min(3600).default(30 * 86400),
+  /** How long a one-time approval code from `holdfast oauth approve` stays valid, seconds. */
+  approval_code_ttl_s: z.number().int().min(30).max(3600).default(300),
+  /** Wrong owner passwords in a row before approvals by password are locked. */
+  password_max_failures: z.number().int().min(1).default(10),
+  /** How long the lock lasts, seconds. */
+  password_lockout_s: z.number().int().min(1).default(900),
+});
+export type OAuthConfig = z.infer<typeof OAuthConfig>;
+
 export const AuthConfig = z.object({
-  mode: z.enum(['bearer', 'open']).default('bearer'),
+  /** `bearer` (static tokens), `oauth` (OAuth access tokens), `dual` (either), `open` (none; loopback only). */
+  mode: z.enum(['bearer', 'open', 'oauth', 'dual']).default('bearer'),
   /** Token file (0600 regular file); default `<home>/token`, generated when absent. */
   token_file: z.string().optional(),
   /** Principals file (DESIGN §6.2). */
   principal_config: z.string().optional(),
   allow_weak_token: z.boolean().default(false),
   allow_query_token: z.boolean().default(false),
+  oauth: OAuthConfig.prefault({}),
 });
 
 export const ToolProfileName = z.enum(['full', 'coding', 'read-only', 'terminal']);
@@ -113,6 +143,51 @@ export const CommandRulesConfig = z.object({
   confirm_ttl_s: z.number().int().min(1).max(86400).default(600),
 });
 
+/** How a session's shell is confined (issue 17, docs/sandbox.md). `off` keeps today's behaviour. */
+export const SandboxMode = z.enum(['off', 'auto', 'bwrap', 'landlock']);
+export type SandboxMode = z.infer<typeof SandboxMode>;
+
+/** Network of a sandboxed session: `on`, or `off` (YAML booleans are accepted: false = off). */
+export const SandboxNetwork = z.union([z.enum(['on', 'off']), z.boolean().transform((b) => (b ? 'on' : 'off') as 'on' | 'off')]);
+export type SandboxNetwork = 'on' | 'off';
+
+/** A writable path: absolute, or `~` / `~/…` (the daemon's home). */
+const WritablePath = z.string().min(1).refine((p) => p.startsWith('/') || p === '~' || p.startsWith('~/'), 'give an absolute path or one starting with ~/');
+
+/** Writable paths outside the workspace by default: the package caches builds and installs use. */
+export const DEFAULT_SANDBOX_WRITABLE = ['~/.npm', '~/.cache', '~/.cargo/registry', '~/go/pkg'] as const;
+
+/**
+ * The sandbox keys of one principal (issue 17): each key given replaces the global one. They reach
+ * the daemon in the call context (`CallContext.sandbox`) or from `security.sandbox.principals`.
+ */
+export const SandboxSettings = z
+  .object({
+    mode: SandboxMode.optional(),
+    network: SandboxNetwork.optional(),
+    writable: z.array(WritablePath).optional(),
+  })
+  .strict();
+export type SandboxSettings = z.infer<typeof SandboxSettings>;
+
+/**
+ * `security.sandbox` (issue 17, docs/sandbox.md): `mode` off | auto | bwrap | landlock — any mode
+ * but `off` is a requirement (a session that cannot be confined is refused, never run unconfined);
+ * `network` on | off; `writable` = extra writable paths besides the workspace and a private /tmp.
+ * `principals` maps a principal name, or a pattern with `*` (`oauth:*`), to its own keys.
+ * `bwrap_path` and `landlock_helper` locate the two mechanisms (default: `bwrap` on PATH and the
+ * helper built by `npm ci`).
+ */
+export const SandboxConfig = z.object({
+  mode: SandboxMode.default('off'),
+  network: SandboxNetwork.default('on'),
+  writable: z.array(WritablePath).default([...DEFAULT_SANDBOX_WRITABLE]),
+  principals: z.record(z.string().min(1), SandboxSettings).default({}),
+  bwrap_path: z.string().min(1).default('bwrap'),
+  landlock_helper: z.string().min(1).optional(),
+});
+export type SandboxConfig = z.infer<typeof SandboxConfig>;
+
 export const SecurityConfig = z.object({
   commands: CommandRulesConfig.prefault({}),
   /**
@@ -127,10 +202,53 @@ export const SecurityConfig = z.object({
       max_patch_lines: z.number().int().min(1).max(100_000).default(1000),
     })
     .prefault({}),
+  sandbox: SandboxConfig.prefault({}),
 });
 
+/** Name of an upstream MCP server (issue 13): a key of `mcp_servers` or of `.mcp.json` `mcpServers`. */
+export const McpServerName = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, _ . - only (1-64)');
+
+/**
+ * One upstream MCP server (issue 13; docs/extensions.md), the shape Claude Code and Cursor read
+ * in `.mcp.json` (`mcpServers.{name}`), also used by `config.yaml` `mcp_servers.{name}`:
+ * stdio (`command`, `args`, `env`, optional `cwd` relative to the workspace root) or Streamable
+ * HTTP (`type: "http"`, `url`, `headers`). `${VAR}` and `${VAR:-default}` in command, args, env,
+ * cwd, url and headers are expanded from the daemon's environment when the server starts.
+ * holdfast's own keys: `description` (shown by `mcp_tool list`) and `protocol_era` (`legacy`: the
+ * 2025 `initialize` handshake, the default for stdio; `auto`: probe `server/discover` first, the
+ * default for HTTP; `modern`: 2026-07-28 only). Unknown keys (Claude Code's own) are ignored.
+ */
+export const McpServerEntry = z
+  .looseObject({
+    type: z.enum(['stdio', 'http', 'streamable-http', 'streamableHttp', 'sse']).optional(),
+    command: z.string().min(1).optional(),
+    args: z.array(z.string()).default([]),
+    env: z.record(z.string(), z.string()).default({}),
+    cwd: z.string().min(1).optional(),
+    url: z.string().min(1).optional(),
+    headers: z.record(z.string(), z.string()).default({}),
+    description: z.string().max(500).optional(),
+    protocol_era: z.enum(['legacy', 'auto', 'modern']).optional(),
+  })
+  .refine((e) => e.type !== 'sse', 'the legacy HTTP+SSE transport is not supported; use type "http" (Streamable HTTP)')
+  .refine((e) => (e.command === undefined) !== (e.url === undefined), 'give exactly one of command (stdio) or url (type "http")')
+  .refine((e) => e.url === undefined || e.type === undefined || e.type !== 'stdio', 'a stdio server has a command, not a url');
+export type McpServerEntry = z.infer<typeof McpServerEntry>;
+
+/**
+ * Retention (`config.yaml` `retention:`; issue 5 `task_days`, issue 11 the other clocks). Each kind
+ * of record ages out on its own clock, in days (fractions allowed; 0 keeps that kind forever):
+ * finished tasks and their logs (`task_days`), events of ended sessions and daemon-wide events
+ * (`event_days`), artifacts of ended sessions (`artifact_days`), plans of ended sessions and
+ * delivered plans (`plan_days`). Running tasks, whatever an undelivered plan cites as evidence and
+ * the artifacts of live sessions are always kept. `sweep_interval_s` is how often a sweep runs.
+ */
 export const RetentionConfig = z.object({
   task_days: z.number().min(0).default(30),
+  event_days: z.number().min(0).default(30),
+  artifact_days: z.number().min(0).default(30),
+  plan_days: z.number().min(0).default(90),
+  sweep_interval_s: z.number().int().min(1).default(6 * 60 * 60),
 });
 
 export const HoldfastConfig = z.object({
@@ -142,6 +260,13 @@ export const HoldfastConfig = z.object({
   workspaces: z.array(WorkspaceConfig).default([]),
   security: SecurityConfig.prefault({}),
   retention: RetentionConfig.prefault({}),
+  /**
+   * Upstream MCP servers every session may use through `mcp_tool` (issue 13), by name. A
+   * workspace's `.mcp.json` adds its own (each needs `holdfast mcp approve` first); on a name
+   * clash the entry here wins. Entries are checked when a session uses them, so one bad entry
+   * never stops the daemon (it is listed as `invalid`).
+   */
+  mcp_servers: z.record(z.string(), z.unknown()).default({}),
 });
 export type HoldfastConfig = z.infer<typeof HoldfastConfig>;
 
@@ -183,6 +308,8 @@ export const PrincipalConfig = z
     token_env: z.string().min(1).optional(),
     tool_profile: ToolProfileName.optional(),
     allowed_tools: z.array(z.string()).optional(),
+    /** Sandbox keys of this principal (issue 17): replace `security.sandbox` key by key. */
+    sandbox: SandboxSettings.optional(),
   })
   .strict()
   .refine((p) => (p.token_file === undefined) !== (p.token_env === undefined), 'give exactly one of token_file or token_env')

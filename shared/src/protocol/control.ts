@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { SandboxSettings } from '../config/schema.js';
 
 /**
  * The control protocol (adapter/CLI ↔ daemon, DESIGN §3): one zod schema per method for params
@@ -37,6 +38,8 @@ export const SessionView = z.object({
   exit_signal: z.string().nullable(),
   ended_at: z.number().nullable(),
   end_reason: z.string().nullable(),
+  /** The sandbox the shell runs under (issue 17): `off`, `bwrap` or `landlock`, and its network. */
+  sandbox: z.object({ mode: z.enum(['off', 'bwrap', 'landlock']), network: z.enum(['on', 'off']) }).optional(),
 });
 export type SessionView = z.infer<typeof SessionView>;
 
@@ -89,21 +92,49 @@ export const CallContext = z.object({
   request_id: z.string().optional(),
   /** Protocol era of the client (`legacy` 2025-11-25 or `modern` 2026-07-28) or `stdio`. */
   transport: z.string().optional(),
+  /**
+   * The principal's own sandbox keys (issue 17), whatever kind of principal it is; the daemon
+   * lays them over `security.sandbox` when it opens a session.
+   */
+  sandbox: SandboxSettings.optional(),
+  /**
+   * Set when the client asked for progress (its request carried a `progressToken`): the daemon
+   * may then emit {@link ControlEvents.toolProgress} events with this id while the call runs, and
+   * the adapter forwards them as `notifications/progress` (issue 13).
+   */
+  progress_id: z.string().min(1).max(100).optional(),
 });
 export type CallContext = z.infer<typeof CallContext>;
 
-/** MCP content block as the daemon produces it (text, image, resource_link). */
+/**
+ * MCP content block as the daemon produces it (text, image, resource_link; embedded `resource`
+ * for skill files) or passes through from an upstream server (also `audio`; any block may carry
+ * `annotations` and `_meta`, kept as they came — issue 13).
+ */
 export const ContentBlock = z.union([
-  z.object({ type: z.literal('text'), text: z.string() }),
-  z.object({ type: z.literal('image'), data: z.string(), mimeType: z.string() }),
-  z.object({ type: z.literal('resource_link'), uri: z.string(), name: z.string(), mimeType: z.string().optional(), description: z.string().optional() }),
+  z.looseObject({ type: z.literal('text'), text: z.string() }),
+  z.looseObject({ type: z.literal('image'), data: z.string(), mimeType: z.string() }),
+  z.looseObject({ type: z.literal('audio'), data: z.string(), mimeType: z.string() }),
+  z.looseObject({ type: z.literal('resource_link'), uri: z.string(), name: z.string(), mimeType: z.string().optional(), description: z.string().optional() }),
+  z.looseObject({
+    type: z.literal('resource'),
+    resource: z.looseObject({ uri: z.string(), mimeType: z.string().optional(), text: z.string().optional(), blob: z.string().optional() }),
+  }),
 ]);
 
-/** A finished tool call: MCP `CallToolResult` fields. */
+/**
+ * A finished tool call: MCP `CallToolResult` fields. `structuredContent` is the §6.3 envelope of
+ * holdfast's own tools; a pass-through result (`mcp_tool` call, issue 13) carries the upstream's
+ * (possibly none) and the envelope in `_meta["holdfast/envelope"]`.
+ * A finished tool call: MCP `CallToolResult` fields. `_meta` carries what is about the call rather
+ * than its result — the stored activity snapshot under `holdfast/activity` (issue 11) — and is
+ * never mirrored in `structuredContent`.
+ */
 export const ToolCallResult = z.object({
   content: z.array(ContentBlock),
-  structuredContent: z.record(z.string(), z.unknown()),
+  structuredContent: z.record(z.string(), z.unknown()).optional(),
   isError: z.boolean(),
+  _meta: z.record(z.string(), z.unknown()).optional(),
 });
 export type ToolCallResult = z.infer<typeof ToolCallResult>;
 
@@ -118,7 +149,52 @@ const Empty = z.object({}).strict();
  */
 export const ResourceTemplateView = z.object({ uriTemplate: z.string(), name: z.string(), title: z.string().optional(), description: z.string().optional(), mimeType: z.string().optional() });
 export const ResourceView = z.object({ uri: z.string(), name: z.string(), title: z.string().optional(), description: z.string().optional(), mimeType: z.string().optional() });
-export const ResourceContents = z.object({ uri: z.string(), mimeType: z.string(), text: z.string() });
+/** One resource body: text, or base64 bytes (`blob`) for binary artifacts (issue 11). */
+export const ResourceContents = z.union([
+  z.object({ uri: z.string(), mimeType: z.string(), text: z.string() }),
+  z.object({ uri: z.string(), mimeType: z.string(), blob: z.string() }),
+]);
+
+/**
+ * OAuth storage and administration (issue 14, docs/oauth.md). The adapter runs the authorization
+ * server (oidc-provider) but keeps nothing: every model oidc-provider stores (clients registered
+ * by RFC 7591, grants, authorization codes, refresh tokens, interactions, sessions) is one row of
+ * the daemon's `oauth_store`, reached through `oauth.store.*`; signing keys come from
+ * `oauth.keys`; the owner's proof at consent is checked by `oauth.consent.approve`.
+ */
+export const OAuthModelName = z.enum([
+  'Session', 'AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'ClientCredentials', 'Client', 'InitialAccessToken',
+  'RegistrationAccessToken', 'Interaction', 'ReplayDetection', 'PushedAuthorizationRequest', 'Grant', 'BackchannelAuthenticationRequest', 'PreAuthorizedCode',
+]);
+export type OAuthModelName = z.infer<typeof OAuthModelName>;
+const OAuthPayload = z.record(z.string(), z.unknown());
+const OAuthId = z.string().min(1).max(2048);
+
+/** An approved OAuth client as a principal (`oauth:<name>`) with the tool set the owner picked. */
+export const OAuthPrincipalView = z.object({
+  client_id: z.string(),
+  principal: z.string(),
+  client_name: z.string().nullable(),
+  tools: z.array(z.string()),
+  /** What the owner picked: `profile:<name>` or `principal:<name>`. */
+  tool_set: z.string(),
+  approved_at: z.number(),
+  /** `password` or `code`. */
+  approved_by: z.string(),
+});
+export type OAuthPrincipalView = z.infer<typeof OAuthPrincipalView>;
+
+/** A grant (one client's standing authorization) as `holdfast oauth grants` lists it. Times epoch ms. */
+export const OAuthGrantView = z.object({
+  grant_id: z.string(),
+  client_id: z.string(),
+  principal: z.string().nullable(),
+  scope: z.string(),
+  resources: z.array(z.string()),
+  created_at: z.number(),
+  expires_at: z.number().nullable(),
+  refresh_tokens: z.number(),
+});
 
 /** Doctor check: one line of the report. */
 export const DoctorCheck = z.object({
@@ -203,10 +279,126 @@ export const ControlMethods = {
     result: z.object({ contents: z.array(ResourceContents) }),
   },
 
+  'oauth.store.upsert': {
+    params: z.object({ model: OAuthModelName, id: OAuthId, payload: OAuthPayload, expires_in_s: z.number().int().min(0).optional() }),
+    result: z.object({}),
+  },
+  'oauth.store.find': { params: z.object({ model: OAuthModelName, id: OAuthId }), result: z.object({ payload: OAuthPayload.nullable() }) },
+  'oauth.store.find_by_uid': { params: z.object({ uid: OAuthId }), result: z.object({ payload: OAuthPayload.nullable() }) },
+  'oauth.store.consume': { params: z.object({ model: OAuthModelName, id: OAuthId }), result: z.object({}) },
+  'oauth.store.destroy': { params: z.object({ model: OAuthModelName, id: OAuthId }), result: z.object({}) },
+  'oauth.store.revoke_grant': { params: z.object({ grant_id: OAuthId }), result: z.object({ removed: z.number() }) },
+  /** Private signing keys (JWK, the signing key first, then retired keys kept for verification) and cookie keys. */
+  'oauth.keys': { params: Empty, result: z.object({ keys: z.array(OAuthPayload), cookie_keys: z.array(z.string()) }) },
+  'oauth.keys.rotate': { params: Empty, result: z.object({ kid: z.string(), retired: z.array(z.string()), removed: z.array(z.string()) }) },
+  /** The principal of an approved client; with `grant_id`, null unless that grant is still live too. */
+  'oauth.principal.get': {
+    params: z.object({ client_id: OAuthId, grant_id: OAuthId.optional() }),
+    result: z.object({ principal: OAuthPrincipalView.nullable() }),
+  },
+  /**
+   * The owner approves a client at the consent page: the proof (owner password or one-time code) is
+   * checked — wrong passwords count towards the lockout — and, when good, the client's principal
+   * and tool set are recorded. A refusal is a value (`ok: false`), not an error.
+   */
+  'oauth.consent.approve': {
+    params: z.object({
+      client_id: OAuthId,
+      client_name: z.string().max(500).optional(),
+      redirect_uri: z.string().max(2048),
+      tools: z.array(z.string()).min(1),
+      tool_set: z.string().max(200),
+      proof: z.object({ password: z.string().max(1024).optional(), code: z.string().max(64).optional() }),
+      /** Address the consent page was submitted from (logged with failures). */
+      source: z.string().max(200),
+    }),
+    result: z.union([
+      z.object({ ok: z.literal(true), principal: z.string() }),
+      z.object({ ok: z.literal(false), reason: z.enum(['wrong_proof', 'locked', 'no_proof']), message: z.string(), locked_until: z.number().optional() }),
+    ]),
+  },
+  /** Whether an owner password is set, and whether approvals by password are locked right now. */
+  'oauth.owner.status': { params: Empty, result: z.object({ password_set: z.boolean(), locked_until: z.number().nullable() }) },
+  /** `holdfast oauth approve`: a one-time approval code, and the authorization requests waiting for one. */
+  'oauth.approval_code': {
+    params: Empty,
+    result: z.object({
+      code: z.string(),
+      expires_at: z.number(),
+      pending: z.array(z.object({ client_id: z.string(), redirect_uri: z.string().nullable(), scope: z.string().nullable(), expires_at: z.number().nullable() })),
+    }),
+  },
+  /** `holdfast oauth set-password` (scrypt hash in `<home>/oauth/owner-password`, 0600). */
+  'oauth.password.set': { params: z.object({ password: z.string().min(12).max(1024) }), result: z.object({ replaced: z.boolean() }) },
+  'oauth.clients': {
+    params: Empty,
+    result: z.object({
+      clients: z.array(
+        z.object({
+          client_id: z.string(),
+          client_name: z.string().nullable(),
+          registration: z.enum(['dynamic', 'metadata_document']),
+          redirect_uris: z.array(z.string()),
+          principal: OAuthPrincipalView.nullable(),
+          created_at: z.number().nullable(),
+        }),
+      ),
+    }),
+  },
+  'oauth.grants': { params: Empty, result: z.object({ grants: z.array(OAuthGrantView) }) },
+  /** Revokes a client (its approval, grants and tokens), a principal `oauth:…`, or one grant by id. */
+  'oauth.revoke': {
+    params: z.object({ target: OAuthId }),
+    result: z.object({ principals: z.array(z.string()), grants: z.array(z.string()), tokens: z.number() }),
+  },
+  /**
+   * `holdfast mcp approve <workspace> <name>` (issue 13): approves the workspace's `.mcp.json`
+   * entry `name` as it is now (bound to the entry's sha256; a changed entry needs approval again).
+   * `workspace` is a registered name or folder. WORKSPACE_NOT_FOUND / EXTENSION_NOT_FOUND /
+   * BAD_REQUEST (the entry is invalid).
+   */
+  'mcp.approve': {
+    params: z.object({ workspace: z.string().min(1), name: z.string().min(1).max(64) }),
+    result: z.object({
+      workspace: z.string(),
+      name: z.string(),
+      entry_sha256: z.string(),
+      /** What was approved, as written in `.mcp.json` (before `${VAR}` expansion). */
+      entry: z.record(z.string(), z.unknown()),
+      /** A `config.yaml` entry of the same name wins: this approval has no effect while it exists. */
+      shadowed_by_config: z.boolean(),
+      previously_approved: z.boolean(),
+    }),
+  },
+
   'tool.call': {
     params: z.object({ tool: z.string().min(1), arguments: z.record(z.string(), z.unknown()).default({}), context: CallContext }),
     result: ToolCallResult,
   },
+
+  /**
+   * The live observation stream of a workspace (issue 11, `holdfast observe`): stored events are
+   * pushed as `events.batch` evt frames tagged with the caller's `stream` id, in sequence order,
+   * only once they are stored. Without `after_seq` the last `history` matching events are replayed
+   * first; with it, every matching event after it (a client resuming after a daemon restart). Read
+   * only: it runs no tools. Ends with the connection or `events.unfollow`.
+   */
+  'events.follow': {
+    params: z.object({
+      stream: z.string().min(1).max(100),
+      workspace: z.string().min(1).max(64),
+      after_seq: z.number().int().min(0).optional(),
+      history: z.number().int().min(0).max(100).default(100),
+      tool: z.string().max(100).optional(),
+      status: z.string().max(100).optional(),
+      operation: z.string().max(100).optional(),
+      path: z.string().max(1000).optional(),
+      detail: z.boolean().default(false),
+      diff: z.enum(['summary', 'preview', 'full']).default('summary'),
+    }),
+    result: z.object({ stream: z.string(), workspace: z.string(), after_seq: z.number(), head_seq: z.number() }),
+  },
+  'events.unfollow': { params: z.object({ stream: z.string().min(1).max(100) }), result: z.object({ stopped: z.boolean() }) },
 } as const satisfies Record<string, { params: z.ZodType; result: z.ZodType }>;
 
 export type ControlMethod = keyof typeof ControlMethods;
@@ -218,7 +410,66 @@ export type ControlResult<M extends ControlMethod> = z.infer<(typeof ControlMeth
 export const ControlEvents = {
   /** The daemon is draining for a restart; clients reconnect with back-off and resume by offset. */
   draining: 'daemon.draining',
+  /**
+   * OAuth state an adapter caches changed (issue 14): `{keys: true}` after a key rotation (reload
+   * the signing keys), `{clients: [...]}` after a revocation or approval (forget cached principals).
+   */
+  oauthChanged: 'oauth.changed',
+  /**
+   * Progress of a running `tool.call` whose context carried `progress_id` (issue 13):
+   * `{progress_id, progress, total?, message?}`, sent to the connection that made the call.
+   */
+  toolProgress: 'tool.progress',
+  /** Events of an `events.follow` stream: `{stream, events: StreamEvent[], cursor}` (issue 11). */
+  events: 'events.batch',
 } as const;
+
+/** Data of a {@link ControlEvents.toolProgress} event (MCP `notifications/progress` fields). */
+export interface ToolProgressEvent {
+  progress_id: string;
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/**
+ * One event of the observation stream (issue 11): a stored event row in its public shape.
+ * `sequence` is the store's sequence number (contiguous across a workspace's stream when one
+ * workspace is served); `data` is what was recorded; `output` (command output lines) and `diff`
+ * (an edit's changes) are read from the store when the event is pushed, per the stream's options.
+ */
+export interface StreamEvent {
+  sequence: number;
+  /** ISO 8601 time the event was recorded. */
+  at: string;
+  kind: string;
+  workspace: string | null;
+  remote_session_id: string | null;
+  tool: string | null;
+  status: string | null;
+  data: Record<string, unknown>;
+  output?: StreamOutput;
+  diff?: StreamDiff;
+}
+
+/** Command output of an event: numbered lines, stdout and stderr apart (`pty` for a terminal command). */
+export interface StreamOutput {
+  streams: { name: 'pty' | 'stdout' | 'stderr'; first_line: number; total_lines: number; lines: string[] }[];
+}
+
+/** An edit's changes: per-file counts, and diff lines with `--diff preview|full`. */
+export interface StreamDiff {
+  files: { path: string; added: number; removed: number }[];
+  lines?: string[];
+  truncated?: boolean;
+}
+
+/** One `events.batch` frame. `cursor`: the last sequence the stream has looked at (resume after it). */
+export interface EventsBatch {
+  stream: string;
+  events: StreamEvent[];
+  cursor: number;
+}
 
 /** True when `m` names a control method. */
 export function isControlMethod(m: string): m is ControlMethod {

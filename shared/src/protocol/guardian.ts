@@ -21,6 +21,10 @@ export const G = {
   resize: 'g.resize',
   shutdown: 'g.shutdown',
   bye: 'g.bye',
+  /** Upstream MCP servers (issue 13, feature `upstream.mcp`). */
+  mcpStatus: 'g.mcp.status',
+  mcpListTools: 'g.mcp.list_tools',
+  mcpCallTool: 'g.mcp.call_tool',
 } as const;
 
 /** Events a guardian emits to its connected daemon. */
@@ -29,13 +33,38 @@ export const GEvents = {
   done: 'g.done',
   /** The shell ended and the guardian is about to exit: `ExitRecord`. */
   exit: 'g.exit',
+  /** Upstream progress of a `g.mcp.call_tool` that carried a `progressId`: `McpProgressEvent` (issue 13). */
+  mcpProgress: 'g.mcp.progress',
 } as const;
 
 /** Feature strings a guardian announces in its `welcome`. */
-export const GUARDIAN_FEATURES = ['read.wait', 'exec.awaiting_input', 'spawn.argv', 'snapshot.text'] as const;
+export const GUARDIAN_FEATURES = ['read.wait', 'exec.awaiting_input', 'spawn.argv', 'snapshot.text', 'sandbox', 'upstream.mcp'] as const;
+
+/** Feature of guardians that host upstream MCP servers (`g.mcp.*`, issue 13). */
+export const UPSTREAM_MCP_FEATURE = 'upstream.mcp';
 
 /** Output sources: the PTY, or one stream of a task (`task:<task_id>:stdout|stderr`). */
 export type OutputSource = 'pty' | `task:${string}:stdout` | `task:${string}:stderr`;
+
+/**
+ * How the guardian confines the shell and every task it starts (issue 17, docs/sandbox.md; feature
+ * `sandbox`). The daemon decides (mode, network, paths); the guardian only builds the argv that
+ * applies them: `bwrap … -- <shell>` or `<landlock helper> … -- <shell>`.
+ */
+export interface SandboxSpec {
+  mode: 'bwrap' | 'landlock';
+  network: 'on' | 'off';
+  /** Absolute path of the mechanism: the bwrap binary or the Landlock helper. */
+  program: string;
+  /** Writable paths, absolute, the workspace first; missing ones are skipped. */
+  writable: string[];
+  /** Paths hidden behind an empty read-only folder (bwrap; Landlock cannot hide what it reads). */
+  hidden: string[];
+  /** Paths inside hidden ones that stay readable (the session's rc files). */
+  visible: string[];
+  /** Files kept read-only inside writable paths (bwrap): the project config. */
+  readOnly: string[];
+}
 
 /**
  * Spawn specification the daemon writes (0600) before starting a guardian: `guardian --spec FILE`.
@@ -59,6 +88,8 @@ export interface GuardianSpec {
   orphanTimeoutS: number;
   /** Build string of the daemon that spawned it (recorded in the manifest). */
   daemonBuild: string;
+  /** Confine the shell and tasks (issue 17); absent = unconfined. */
+  sandbox?: SandboxSpec;
 }
 
 /** Authoritative activity clock (DESIGN §4.3). Times are epoch milliseconds. */
@@ -148,6 +179,8 @@ export interface GuardianStatus {
   tasks: TaskRecord[];
   /** Daemon connections right now. */
   daemonConnections: number;
+  /** The confinement the shell and tasks run under (issue 17, feature `sandbox`); absent = none. */
+  sandbox?: { mode: SandboxSpec['mode']; network: SandboxSpec['network'] };
 }
 
 // ---- params and results -------------------------------------------------------------------------
@@ -275,6 +308,88 @@ export interface ShutdownParams {
   reason: 'closed' | 'killed' | 'reaped' | 'pruned' | 'reclaimed';
 }
 
+// ---- upstream MCP servers (issue 13, feature `upstream.mcp`) ------------------------------------
+
+/**
+ * An upstream MCP server as the daemon resolved it: `${VAR}` expanded, `cwd` absolute. The
+ * guardian keeps one running instance per `name`; a request whose `hash` differs from the running
+ * instance's (the entry changed) stops it and starts the new one.
+ */
+export interface UpstreamSpec {
+  name: string;
+  /** sha256 of the resolved spec. */
+  hash: string;
+  transport: 'stdio' | 'http';
+  command?: string;
+  args?: string[];
+  /** Added to the guardian's environment for a stdio server. */
+  env?: Record<string, string>;
+  cwd?: string;
+  url?: string;
+  headers?: Record<string, string>;
+  /** `legacy` (2025 `initialize`), `auto` (probe `server/discover` first) or `modern` (2026-07-28 only). */
+  era: 'legacy' | 'auto' | 'modern';
+}
+
+/** What the guardian knows about one upstream server. Times are epoch ms. */
+export interface UpstreamState {
+  name: string;
+  hash: string;
+  transport: 'stdio' | 'http';
+  /** `running`: initialized connection; `exited`: the process or connection ended; `failed`: start or initialize failed. */
+  state: 'starting' | 'running' | 'exited' | 'failed';
+  /** Process id of a stdio server (its own process group), else null. */
+  pid: number | null;
+  startedAt: number | null;
+  /** Starts of this name so far in this session. */
+  starts: number;
+  protocolVersion?: string;
+  serverInfo?: { name: string; version: string; title?: string };
+  /** The server's `instructions`, capped at 2000 characters. */
+  instructions?: string;
+  /** How the last instance ended (exited or failed). */
+  exit?: { code: number | null; signal: string | null; at: number; reason: string; stderrTail: string[] };
+  /** Folder of the server's stderr log (segments, like task logs). */
+  stderrLog?: string;
+  /** `tools/call` requests in flight. */
+  inflight: number;
+}
+
+/** `g.mcp.list_tools`: `tools/list` of the server (started if needed). */
+export interface McpListToolsParams {
+  server: UpstreamSpec;
+}
+
+/** `g.mcp.list_tools` answer: the upstream's tool objects as received (every page). */
+export interface McpListToolsResult {
+  tools: Record<string, unknown>[];
+  upstream: UpstreamState;
+}
+
+/** `g.mcp.call_tool`: `tools/call` on the server's live connection; progress is forwarded when `progressId` is set. */
+export interface McpCallToolParams {
+  server: UpstreamSpec;
+  tool: string;
+  arguments: Record<string, unknown>;
+  progressId?: string;
+  /** Upstream request timeout, ms (reset by upstream progress). */
+  timeoutMs?: number;
+}
+
+/** `g.mcp.call_tool` answer: the upstream `CallToolResult` unchanged. */
+export interface McpCallToolResult {
+  result: Record<string, unknown>;
+  upstream: UpstreamState;
+}
+
+/** Data of a `g.mcp.progress` event (MCP `notifications/progress` fields). */
+export interface McpProgressEvent {
+  progressId: string;
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
 // ---- guards (the guardian validates every inbound request with these) --------------------------
 
 const isStr = (v: unknown): v is string => typeof v === 'string';
@@ -331,9 +446,23 @@ export function isShutdownParams(v: unknown): v is ShutdownParams {
   return isObj(v) && ['closed', 'killed', 'reaped', 'pruned', 'reclaimed'].includes(v.reason as string);
 }
 
+export function isSandboxSpec(v: unknown): v is SandboxSpec {
+  return (
+    isObj(v) &&
+    (v.mode === 'bwrap' || v.mode === 'landlock') &&
+    (v.network === 'on' || v.network === 'off') &&
+    isStr(v.program) &&
+    isStrArray(v.writable) &&
+    isStrArray(v.hidden) &&
+    isStrArray(v.visible) &&
+    isStrArray(v.readOnly)
+  );
+}
+
 export function isGuardianSpec(v: unknown): v is GuardianSpec {
   return (
     isObj(v) &&
+    (v.sandbox === undefined || isSandboxSpec(v.sandbox)) &&
     v.schema === 1 &&
     isStr(v.gid) &&
     isStr(v.cwd) &&
@@ -345,5 +474,33 @@ export function isGuardianSpec(v: unknown): v is GuardianSpec {
     isStr(v.sessionDir) &&
     isNonNegInt(v.orphanTimeoutS) &&
     isStr(v.daemonBuild)
+  );
+}
+
+const UPSTREAM_NAME_RE = /^[A-Za-z0-9_.-]{1,64}$/;
+
+export function isUpstreamSpec(v: unknown): v is UpstreamSpec {
+  if (!isObj(v) || !isStr(v.name) || !UPSTREAM_NAME_RE.test(v.name) || !isStr(v.hash)) return false;
+  if (!['legacy', 'auto', 'modern'].includes(v.era as string)) return false;
+  if (v.transport === 'stdio') {
+    return isStr(v.command) && v.command.length > 0 && (v.args === undefined || isStrArray(v.args)) && (v.env === undefined || isStrRecord(v.env)) && (v.cwd === undefined || isStr(v.cwd));
+  }
+  if (v.transport === 'http') return isStr(v.url) && (v.headers === undefined || isStrRecord(v.headers));
+  return false;
+}
+
+export function isMcpListToolsParams(v: unknown): v is McpListToolsParams {
+  return isObj(v) && isUpstreamSpec(v.server);
+}
+
+export function isMcpCallToolParams(v: unknown): v is McpCallToolParams {
+  return (
+    isObj(v) &&
+    isUpstreamSpec(v.server) &&
+    isStr(v.tool) &&
+    v.tool.length > 0 &&
+    isObj(v.arguments) &&
+    (v.progressId === undefined || isStr(v.progressId)) &&
+    (v.timeoutMs === undefined || isNonNegInt(v.timeoutMs))
   );
 }

@@ -90,14 +90,24 @@ export class TestHome {
   readonly layout: HomeLayout;
   readonly workspace: string;
   daemon: ChildProcess | null = null;
+  /** The tail of the stderr (its JSON log lines) of the daemon {@link startDaemon} started. */
+  daemonStderr = '';
   private clients: DaemonClient[] = [];
 
-  constructor(config: Record<string, unknown> = {}) {
-    this.home = mkdtempSync('/tmp/hf-');
+  private readonly ownUserHome: string | null;
+
+  /**
+   * @param opts.homeParent folder the home is made in (default /tmp);
+   * @param opts.userHomeParent make the processes' `HOME` a fresh folder there instead of
+   *   `<home>/user` (sandbox tests need a HOME outside /tmp); removed by cleanup().
+   */
+  constructor(config: Record<string, unknown> = {}, opts: { homeParent?: string; userHomeParent?: string } = {}) {
+    this.home = mkdtempSync(join(opts.homeParent ?? '/tmp', 'hf-'));
     this.layout = homeLayout(this.home);
     this.workspace = join(this.home, 'ws');
     mkdirSync(this.workspace, { recursive: true });
     mkdirSync(join(this.home, 'user'), { recursive: true, mode: 0o700 });
+    this.ownUserHome = opts.userHomeParent ? mkdtempSync(join(opts.userHomeParent, 'hf-user-')) : null;
     const cfg = { workspaces: [{ name: 'ws', path: this.workspace }], ...config };
     writeFileSync(this.layout.config, toYaml(cfg), { mode: 0o600 });
   }
@@ -115,7 +125,7 @@ export class TestHome {
 
   /** The `HOME` of this home's processes (empty folder). */
   get userHome(): string {
-    return join(this.home, 'user');
+    return this.ownUserHome ?? join(this.home, 'user');
   }
 
   /** Environment marker every process of this home carries. */
@@ -133,6 +143,7 @@ export class TestHome {
     child.stderr!.on('data', (d: Buffer) => {
       err += d.toString();
       if (err.length > 20000) err = err.slice(-10000);
+      this.daemonStderr = err;
     });
     this.daemon = child;
     const c = this.client();
@@ -217,9 +228,23 @@ export class TestHome {
       }
     }
     rmSync(this.home, { recursive: true, force: true });
+    if (this.ownUserHome) rmSync(this.ownUserHome, { recursive: true, force: true });
     if (this.layout.runDirRelocated) rmSync(this.layout.runDir, { recursive: true, force: true });
     if (left.length > 0) throw new Error(`processes of ${this.home} were still alive after cleanup: ${left.map((p) => `${p.pid} ${p.cmd}`).join('; ')}`);
   }
+}
+
+/**
+ * Runs `tmux -S <home>/tmux.sock …args` with the home's environment (a private tmux server per
+ * test home; `kill-server` ends it). Resolves with stdout. @throws when tmux exits non-zero.
+ */
+export function tmuxIn(home: TestHome, args: string[]): Promise<string> {
+  return new Promise((res, rej) => {
+    const p = spawn('tmux', ['-S', join(home.home, 'tmux.sock'), ...args], { env: home.env() });
+    let o = '';
+    p.stdout.on('data', (d: Buffer) => (o += d.toString()));
+    p.on('exit', (code) => (code === 0 ? res(o) : rej(new Error(`tmux ${args.join(' ')} exited ${code}`))));
+  });
 }
 
 /** Minimal YAML writer for test configs (objects, arrays, scalars). */

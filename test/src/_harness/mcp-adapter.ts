@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { CLI_MAIN, isAlive, pollUntil, type TestHome } from './home.js';
+import { after, before } from 'node:test';
+import { CLI_MAIN, isAlive, pollUntil, TestHome } from './home.js';
 
 /**
  * Helpers for MCP scenario tests: a real `holdfast serve` process in a {@link TestHome}, the
@@ -127,6 +128,48 @@ export async function stdioClient(home: TestHome, args: string[] = [], mode: Era
   const client = new Client({ name: 'holdfast-test', version: '1.0.0' }, { versionNegotiation: { mode } });
   await client.connect(transport);
   return { client, transport };
+}
+
+/**
+ * A started daemon and one session opened through a stdio adapter (the official client), for
+ * scenario files that share one fixture. {@link useStdioSession} wires it into a suite.
+ */
+export class StdioSessionFixture {
+  client!: Client;
+  rs = '';
+  private adapterPid = 0;
+
+  constructor(readonly h: TestHome) {}
+
+  async open(): Promise<void> {
+    await this.h.startDaemon();
+    const c = await stdioClient(this.h);
+    this.client = c.client;
+    this.adapterPid = c.transport.pid!;
+    this.rs = (await openSession(this.client, { workspace: 'ws' })).id;
+  }
+
+  async close(): Promise<void> {
+    await this.client?.close().catch(() => undefined);
+    if (this.adapterPid && isAlive(this.adapterPid)) process.kill(this.adapterPid, 'SIGKILL');
+  }
+}
+
+/**
+ * Registers `before`/`after` hooks of the current suite: a new home, its daemon and a stdio session
+ * (then `setup`), cleaned up after. Read `client` and `rs` inside tests.
+ */
+export function useStdioSession(setup: (h: TestHome) => Promise<void> = async () => undefined): StdioSessionFixture {
+  const f = new StdioSessionFixture(new TestHome());
+  before(async () => {
+    await f.open();
+    await setup(f.h);
+  });
+  after(async () => {
+    await f.close();
+    await f.h.cleanup();
+  });
+  return f;
 }
 
 /** The §6.3 envelope of a tool result. */

@@ -1,4 +1,6 @@
 import type { DaemonClient } from '@holdfast/adapter/daemon-client';
+import type { ToolCallResult } from '@holdfast/shared/control';
+import { ENVELOPE_META_KEY } from '@holdfast/shared/tools';
 
 /** The DESIGN §6.3 envelope as tests read it. */
 export interface Envelope {
@@ -16,6 +18,13 @@ export interface ToolReply {
   env: Envelope;
   text: string;
   isError: boolean;
+  /** The result as the daemon returned it (pass-through results of mcp_tool, issue 13). */
+  raw: ToolCallResult;
+}
+
+/** The §6.3 envelope of a result: `_meta["holdfast/envelope"]` (mcp_tool) or `structuredContent`. */
+export function envelopeOf(r: { structuredContent?: unknown; _meta?: Record<string, unknown> }): Envelope {
+  return (r._meta?.[ENVELOPE_META_KEY] ?? r.structuredContent) as Envelope;
 }
 
 /** Every tool of issue 5 plus session/runtime_read. */
@@ -29,7 +38,7 @@ export function toolCaller(c: DaemonClient, principal = 'p', tools: string[] = E
   return async (tool: string, args: Record<string, unknown>): Promise<ToolReply> => {
     const r = await c.call('tool.call', { tool, arguments: args, context: { principal, allowed_tools: tools } }, { deadlineMs: 150_000, retry: 'never' });
     const text = r.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
-    return { env: r.structuredContent as unknown as Envelope, text, isError: r.isError };
+    return { env: envelopeOf(r), text, isError: r.isError, raw: r };
   };
 }
 

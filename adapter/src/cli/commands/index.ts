@@ -3,6 +3,9 @@ import { registerAttach } from './attach.js';
 import { registerDaemon } from './daemon.js';
 import { registerDoctor } from './doctor.js';
 import { registerList } from './list.js';
+import { registerOAuth } from './oauth.js';
+import { registerMcp } from './mcp.js';
+import { registerObserve } from './observe.js';
 import { registerRestartDaemon } from './restart-daemon.js';
 import { registerServe } from './serve.js';
 import { registerSessionsAdmin } from './sessions-admin.js';
@@ -12,4 +15,4 @@ import { registerWorkspace } from './workspace.js';
 export type RegisterCommand = (program: Command) => void;
 
 /** Every subcommand, in the order `--help` lists them. */
-export const COMMANDS: RegisterCommand[] = [registerServe, registerList, registerAttach, registerSessionsAdmin, registerRestartDaemon, registerDoctor, registerWorkspace, registerDaemon];
+export const COMMANDS: RegisterCommand[] = [registerServe, registerList, registerAttach, registerObserve, registerSessionsAdmin, registerRestartDaemon, registerDoctor, registerWorkspace, registerOAuth, registerMcp, registerDaemon];

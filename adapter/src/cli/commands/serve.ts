@@ -69,6 +69,9 @@ export async function runServe(flags: ServeFlags): Promise<void> {
 
   if (resolved.mode === 'http') {
     const out: string[] = [`holdfast: serving MCP at ${running.url}`];
+    if (resolved.http?.oauth) {
+      out.push(`holdfast: OAuth issuer ${resolved.http.oauth.serverUrl ?? new URL(running.url!).origin} (approve a client with the owner password or a code from \`holdfast oauth approve\`)`);
+    }
     if (resolved.tokenFile) {
       out.push(`holdfast: bearer token ${resolved.tokenFile.generated ? 'generated in' : 'read from'} ${resolved.tokenFile.path} (send "Authorization: Bearer $(cat ${resolved.tokenFile.path})")`);
     }
@@ -104,7 +107,10 @@ export const registerServe: RegisterCommand = (program: Command) => {
     .addOption(new Option('--tool-profile <name>', 'tools offered: full, coding, read-only, terminal').choices(['full', 'coding', 'read-only', 'terminal']))
     .option('--allow-tool <name>', 'offer exactly these tools (repeatable; replaces the profile)', collect)
     .addOption(new Option('--session-affinity <mode>', 'how session(action=open) picks a session').choices(['workspace', 'conversation', 'thread']))
-    .addOption(new Option('--auth <mode>', 'bearer (default) or open (no token; loopback only, for testing)').choices(['bearer', 'open']))
+    .addOption(new Option('--auth <mode>', 'bearer (default), oauth, dual (bearer or oauth), or open (no token; loopback only, for testing)').choices(['bearer', 'oauth', 'dual', 'open']))
+    .option('--oauth-server-url <url>', 'public https origin OAuth clients are given (auth.oauth.server_url)')
+    .option('--trust-proxy-headers', 'behind a reverse proxy: take the client address (and, without a server URL, scheme and host) from X-Forwarded-*')
+    .addOption(new Option('--test-oauth-allow-private-cimd', 'tests only: fetch client metadata documents from private/loopback addresses').hideHelp())
     .option('--register-cwd', 'register the current directory as a workspace (its folder name) first')
     .action(async (flags: ServeFlags) => {
       await runServe(flags);

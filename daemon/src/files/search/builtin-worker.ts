@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parentPort } from 'node:worker_threads';
+import { serveWorkerRequests } from '../worker-client.js';
 import { lineTester, matchText, searchableText } from './line-matcher.js';
 import type { FilesOutcome, FilesSpec, SearchMatch, SearchOutcome, SearchSpec } from './types.js';
 import { walkFiles } from './walker.js';
@@ -10,8 +11,6 @@ export type WorkerRequest =
   | { id: number; kind: 'search'; spec: SearchSpec; maxFileBytes: number; collectMax: number }
   | { id: number; kind: 'files'; spec: FilesSpec; collectMax: number };
 
-/** Answers: a result or an error message. */
-export type WorkerResponse = { id: number; ok: true; result: SearchOutcome | FilesOutcome } | { id: number; ok: false; error: string };
 
 function search(spec: SearchSpec, maxFileBytes: number, collectMax: number): SearchOutcome {
   const test = lineTester(spec.query, spec.regex, spec.caseSensitive);
@@ -48,12 +47,4 @@ function files(spec: FilesSpec, collectMax: number): FilesOutcome {
   return { files: out, complete: true, engine: 'builtin' };
 }
 
-parentPort?.on('message', (req: WorkerRequest) => {
-  let res: WorkerResponse;
-  try {
-    res = { id: req.id, ok: true, result: req.kind === 'search' ? search(req.spec, req.maxFileBytes, req.collectMax) : files(req.spec, req.collectMax) };
-  } catch (err) {
-    res = { id: req.id, ok: false, error: (err as Error).message };
-  }
-  parentPort!.postMessage(res);
-});
+if (parentPort) serveWorkerRequests<WorkerRequest, SearchOutcome | FilesOutcome>(parentPort, (req) => (req.kind === 'search' ? search(req.spec, req.maxFileBytes, req.collectMax) : files(req.spec, req.collectMax)));

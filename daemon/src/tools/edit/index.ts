@@ -155,7 +155,7 @@ function verifyText(v: VerifyResult): string {
  * the diff; an optional verify_command runs afterwards under the execute policy.
  */
 export async function editHandler(args: Args, ctx: ToolContext): Promise<ToolOutcome> {
-  const ws = openWorkspace(ctx, args.remote_session_id);
+  const ws = openWorkspace(ctx, args.remote_session_id, 'editor');
   const rs = ws.session.id;
   const context = fileContext(ws, args.purpose);
   // New bytes and their records need room: none while the disk is full (issue 18).

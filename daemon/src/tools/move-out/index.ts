@@ -10,10 +10,11 @@ type Args = z.output<typeof moveOutTool.input>;
 
 /**
  * `move_out` (issue 4): removal only ever goes to the trash — `prepare` freezes and asks,
- * `submit` re-checks and moves.
+ * `submit` re-checks and moves. Both need the editor role (issue 14); submitting a move another
+ * principal prepared needs the approver role (checked in submit).
  */
 export async function moveOutHandler(args: Args, ctx: ToolContext): Promise<ToolOutcome> {
-  const ws = openWorkspace(ctx, args.remote_session_id);
+  const ws = openWorkspace(ctx, args.remote_session_id, 'editor');
   try {
     return args.action === 'prepare' ? await prepareMove(ws, args) : await submitMove(ctx, ws, args);
   } catch (err) {

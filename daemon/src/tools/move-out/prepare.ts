@@ -39,7 +39,7 @@ export async function prepareMove(ws: FileWorkspace, args: PrepareArgs): Promise
   const manifestSha = manifestDigest(entries);
   const expiresAt = now + FileLimits.MOVE_CONFIRM_TTL_MS;
   ws.files.moves.insert({
-    id, confirmation_uuid: uuid, session_id: rs, purpose: args.purpose, idempotency_key: key,
+    id, confirmation_uuid: uuid, session_id: rs, principal: ws.principal, purpose: args.purpose, idempotency_key: key,
     manifest: JSON.stringify(entries), manifest_sha256: manifestSha, created_at: now, expires_at: expiresAt,
   });
   const previews = entries.slice(0, FileLimits.MOVE_PREVIEWS_MAX).map(preview);

@@ -4,6 +4,7 @@ import type { MoveSubmitInput, ResultAction } from '@holdfast/shared/tools';
 import type * as z from 'zod';
 import { withParentBeneath } from '../../files/beneath.js';
 import { moveToTrash, type TrashedItem } from '../../files/trash.js';
+import { roleAtLeast } from '../../sessions/access.js';
 import type { MoveRequestRow } from '../../store/move-requests-repo.js';
 import type { ToolContext } from '../context.js';
 import { action, failure, outcome, type ToolOutcome } from '../envelope.js';
@@ -37,6 +38,14 @@ export async function submitMove(ctx: ToolContext, ws: FileWorkspace, args: Subm
   const first = ws.files.moves.byConfirmation(args.confirmation_uuid);
   if (!first || first.session_id !== rs) {
     throw new HoldfastError('CONFIRMATION_NOT_FOUND', `no move request with confirmation_uuid ${args.confirmation_uuid} in this session; prepare one with move_out(action="prepare")`);
+  }
+  // Confirming a move another principal prepared is an approver's call (issue 14).
+  const preparedBy = first.principal ?? ws.session.principal;
+  if (preparedBy !== ws.principal && !roleAtLeast(ws.role, 'approver')) {
+    throw new HoldfastError('ROLE_REQUIRED', `move request ${first.id} was prepared by principal "${preparedBy}"; confirming another principal's move needs the approver role on ${rs} (you hold ${ws.role}); ask its owner to grant it`, {
+      retryable: false,
+      details: { role: ws.role, need: 'approver' },
+    });
   }
   const entries = JSON.parse(first.manifest) as ManifestEntry[];
   return ws.files.locks.withAll(entries.map((e) => `${ws.root}/${e.realRel}`), async () => {

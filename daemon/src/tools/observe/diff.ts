@@ -3,6 +3,7 @@ import { isId } from '@holdfast/shared/ids';
 import type { ToolContext } from '../context.js';
 import { action, outcome, type ToolOutcome } from '../envelope.js';
 import type { ObserveArgs } from './index.js';
+import { requireSessionAccess } from '../../sessions/access.js';
 
 /** Diff lines per page by default. */
 const DEFAULT_LIMIT_LINES = 400;
@@ -14,7 +15,7 @@ const DEFAULT_LIMIT_LINES = 400;
  * @throws HoldfastError BAD_REQUEST without edit_id, EDIT_NOT_FOUND for an edit of another session.
  */
 export function diffView(args: ObserveArgs, ctx: ToolContext): ToolOutcome {
-  const row = ctx.services.sessions.requireOwned(args.remote_session_id, ctx.call.principal);
+  const row = requireSessionAccess(ctx, args.remote_session_id, 'viewer').session;
   if (!args.edit_id) throw new HoldfastError('BAD_REQUEST', 'view="diff" needs edit_id (ed_… from an edit result)');
   const edit = isId('edit', args.edit_id) ? ctx.services.files.edits.get(args.edit_id) : undefined;
   if (!edit || edit.session_id !== row.id) throw new HoldfastError('EDIT_NOT_FOUND', `no edit ${args.edit_id} in this session`);

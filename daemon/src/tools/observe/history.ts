@@ -1,6 +1,7 @@
 import type { ToolContext } from '../context.js';
 import { action, outcome, type ToolOutcome } from '../envelope.js';
 import type { ObserveArgs } from './index.js';
+import { requireSessionAccess } from '../../sessions/access.js';
 
 /** Events per page by default and at most. */
 const HISTORY_DEFAULT_LIMIT = 50;
@@ -9,11 +10,11 @@ const HISTORY_MAX_LIMIT = 200;
 /**
  * `observe(view="history")` (issue 5): the event log (session lifecycle, every tool call with its
  * status and duration, workspace events) of this session, or with `scope: "workspace"` of every
- * session of its workspace that belongs to the same principal; paged by sequence number
+ * session of its workspace the same principal owns or holds a role on (issue 14); paged by sequence number
  * (`after_seq`), filtered by `tool` and `status`.
  */
 export function historyView(args: ObserveArgs, ctx: ToolContext): ToolOutcome {
-  const session = ctx.services.sessions.requireOwned(args.remote_session_id, ctx.call.principal);
+  const session = requireSessionAccess(ctx, args.remote_session_id, 'viewer').session;
   const limit = Math.min(args.limit ?? HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT);
   const scope = args.scope ?? 'session';
   const rows = ctx.services.events.query({

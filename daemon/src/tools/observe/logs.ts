@@ -8,6 +8,7 @@ import type { TaskRow } from '../../store/tasks-repo.js';
 import type { ToolContext } from '../context.js';
 import { action, outcome, type ToolOutcome } from '../envelope.js';
 import type { ObserveArgs } from './index.js';
+import { requireSessionAccess } from '../../sessions/access.js';
 
 /** Raw bytes per stream per call by default. */
 export const LOGS_DEFAULT_MAX_BYTES = 64 * 1024;
@@ -41,7 +42,7 @@ interface Page {
  */
 export async function logsView(args: ObserveArgs, ctx: ToolContext): Promise<ToolOutcome> {
   const { sessions, execution, layout } = ctx.services;
-  const session = sessions.requireOwned(args.remote_session_id, ctx.call.principal);
+  const session = requireSessionAccess(ctx, args.remote_session_id, 'viewer').session;
   let row = requireTaskRow(execution.tasks, args.execution_task_id, session.id, 'view=logs');
   let source: ByteSource = diskSource(layout, session.id);
   if (row.state === 'running') {

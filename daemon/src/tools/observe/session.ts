@@ -1,19 +1,21 @@
 import { taskSummary } from '../../execution/task-lookup.js';
 import type { ToolContext } from '../context.js';
+import { sandboxPhrase } from '../session.js';
 import { action, outcome, type ToolOutcome } from '../envelope.js';
 import type { ObserveArgs } from './index.js';
+import { requireSessionAccess } from '../../sessions/access.js';
 
 /** Tasks listed in the session view, newest first. */
 const TASKS_LISTED = 20;
 
 /**
- * `observe(view="session")` (issue 5): the session's state, shell pid, current directory, busy
+ * `observe(view="session")` (issue 5): the session's state, sandbox (issue 17), shell pid, current directory, busy
  * flag, activity clock (created, last PTY output, last instruction, ever executed), the command in
  * the terminal, and its recent execution tasks.
  */
 export async function sessionView(args: ObserveArgs, ctx: ToolContext): Promise<ToolOutcome> {
   const { sessions, execution } = ctx.services;
-  const row = sessions.requireOwned(args.remote_session_id, ctx.call.principal);
+  const row = requireSessionAccess(ctx, args.remote_session_id, 'viewer').session;
   const view = await sessions.view(row.id);
   const st = view.state === 'running' ? await sessions.status(row.id, 1000).catch(() => null) : null;
   const tasks = execution.tasks.listForSession(row.id, TASKS_LISTED).map(taskSummary);
@@ -29,7 +31,7 @@ export async function sessionView(args: ObserveArgs, ctx: ToolContext): Promise<
     tasks,
   };
   const running = tasks.filter((t) => t.state === 'running').length;
-  const text = `Session ${row.id} is ${view.state}${st ? ` (shell pid ${st.shell.pid}, cwd ${st.cwd ?? '?'}${st.clock.busy ? ', busy' : ''})` : ''}; ${tasks.length} recent tasks, ${running} running.${fg ? `\nIn the terminal: ${fg.command}` : ''}`;
+  const text = `Session ${row.id} is ${view.state}${st ? ` (shell pid ${st.shell.pid}, cwd ${st.cwd ?? '?'}${st.clock.busy ? ', busy' : ''}${sandboxPhrase(view)})` : ''}; ${tasks.length} recent tasks, ${running} running.${fg ? `\nIn the terminal: ${fg.command}` : ''}`;
   const actions = fg ? [action('execute', { action: 'attach', remote_session_id: row.id, execution_task_id: fg.id }, 'wait for the command in the terminal')] : [];
   return outcome('observe.session', 'succeeded', data, text, { context: { remote_session_id: row.id }, actions });
 }

@@ -3,6 +3,7 @@ import { taskLogUri } from '../../execution/rendered-output.js';
 import type { ToolContext } from '../context.js';
 import { action, outcome, type ToolOutcome } from '../envelope.js';
 import type { ObserveArgs } from './index.js';
+import { requireSessionAccess } from '../../sessions/access.js';
 
 /**
  * `observe(view="task")` (issue 5): one execution task — what ran, where, why, its state, exit
@@ -11,7 +12,7 @@ import type { ObserveArgs } from './index.js';
  */
 export async function taskView(args: ObserveArgs, ctx: ToolContext): Promise<ToolOutcome> {
   const { sessions, execution } = ctx.services;
-  const session = sessions.requireOwned(args.remote_session_id, ctx.call.principal);
+  const session = requireSessionAccess(ctx, args.remote_session_id, 'viewer').session;
   let row = requireTaskRow(execution.tasks, args.execution_task_id, session.id, 'view=task');
   if (row.state === 'running') {
     try {

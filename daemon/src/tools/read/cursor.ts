@@ -6,9 +6,12 @@ export function queryFingerprint(parts: unknown): string {
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 12);
 }
 
-/** An opaque cursor: the offset of the next page, bound to its query. */
-export function encodeCursor(offset: number, fingerprint: string): string {
-  return Buffer.from(JSON.stringify({ v: 1, o: offset, h: fingerprint })).toString('base64url');
+/**
+ * An opaque cursor: the offset of the next page, bound to its query and, for the code map (issue
+ * 17), to the snapshot hash of the files the first page read.
+ */
+export function encodeCursor(offset: number, fingerprint: string, snapshot?: string): string {
+  return Buffer.from(JSON.stringify({ v: 1, o: offset, h: fingerprint, ...(snapshot !== undefined ? { s: snapshot } : {}) })).toString('base64url');
 }
 
 /**
@@ -16,8 +19,16 @@ export function encodeCursor(offset: number, fingerprint: string): string {
  * @throws HoldfastError BAD_REQUEST for a malformed cursor or one of another query.
  */
 export function decodeCursor(cursor: string | undefined, fingerprint: string): number {
-  if (cursor === undefined) return 0;
-  let v: { v?: number; o?: number; h?: string };
+  return decodeSnapshotCursor(cursor, fingerprint).offset;
+}
+
+/**
+ * The offset and snapshot a cursor carries (0 and null without a cursor).
+ * @throws HoldfastError BAD_REQUEST for a malformed cursor or one of another query.
+ */
+export function decodeSnapshotCursor(cursor: string | undefined, fingerprint: string): { offset: number; snapshot: string | null } {
+  if (cursor === undefined) return { offset: 0, snapshot: null };
+  let v: { v?: number; o?: number; h?: string; s?: string };
   try {
     v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as typeof v;
   } catch {
@@ -25,5 +36,5 @@ export function decodeCursor(cursor: string | undefined, fingerprint: string): n
   }
   if (v.v !== 1 || typeof v.o !== 'number' || v.o < 0 || !Number.isInteger(v.o)) throw new HoldfastError('BAD_REQUEST', 'cursor is malformed; repeat the call without cursor');
   if (v.h !== fingerprint) throw new HoldfastError('BAD_REQUEST', 'this cursor belongs to a different query (path, query, globs or mode changed); repeat the call without cursor');
-  return v.o;
+  return { offset: v.o, snapshot: typeof v.s === 'string' ? v.s : null };
 }

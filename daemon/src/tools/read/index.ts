@@ -9,17 +9,19 @@ import { readBatch } from './batch.js';
 import { readContext } from './context.js';
 import { readFile } from './file.js';
 import { readList } from './list.js';
+import { readOutline } from './outline.js';
+import { readReferences } from './references.js';
 import { readFailureActions } from './failure-actions.js';
 import { readSearch } from './search.js';
 
 type Args = z.output<typeof readTool.input>;
 
 /**
- * `read` (issue 4): workspace files, searches, listings and context bundles, session-bound and
- * policy-checked, in the DESIGN §6.3 envelope with ready-to-call continuations.
+ * `read` (issue 4): workspace files, searches, listings and context bundles — and the code map of
+ * issue 17 (outline, ranked map, references) —, session-bound and policy-checked, in the DESIGN §6.3 envelope with ready-to-call continuations.
  */
 export async function readHandler(args: Args, ctx: ToolContext): Promise<ToolOutcome> {
-  const ws = openWorkspace(ctx, args.remote_session_id);
+  const ws = openWorkspace(ctx, args.remote_session_id, 'viewer');
   switch (args.view) {
     case 'search':
       return readSearch(ws, args, ctx.signal);
@@ -29,6 +31,10 @@ export async function readHandler(args: Args, ctx: ToolContext): Promise<ToolOut
       if (!args.items) throw new HoldfastError('BAD_REQUEST', 'view="context" needs items: [{path, start_line?, end_line?}, …]');
       if (args.items.length > FileLimits.CONTEXT_ITEMS_MAX) throw new HoldfastError('BAD_REQUEST', `a context bundle takes at most ${FileLimits.CONTEXT_ITEMS_MAX} items`);
       return readContext(ws, args.items, args.max_total_bytes, args.purpose);
+    case 'outline':
+      return readOutline(ws, args);
+    case 'references':
+      return readReferences(ws, args);
     case 'file':
       break;
   }

@@ -67,14 +67,30 @@ export interface ToolAnnotations {
  */
 export type ToolInputSchema = z.ZodObject | z.ZodDiscriminatedUnion<readonly z.ZodObject[]>;
 
+/**
+ * `_meta` key of a tool result that carries the §6.3 envelope when `structuredContent` is not
+ * holdfast's own (`mcp_tool` passes an upstream result through, issue 13).
+ */
+export const ENVELOPE_META_KEY = 'holdfast/envelope';
+
 /** One tool of the catalogue: the contract shared by the adapter (schemas) and the daemon (parsing). */
 export interface ToolDef<I extends ToolInputSchema = ToolInputSchema, O extends z.ZodObject = z.ZodObject> {
   name: string;
   title: string;
   description: string;
   input: I;
-  output: O;
+  /**
+   * The result's `structuredContent` schema (the §6.3 envelope). Absent for a tool whose results
+   * are passed through from elsewhere (`mcp_tool`, issue 13): no `outputSchema` is listed, and the
+   * envelope travels in `_meta[ENVELOPE_META_KEY]`.
+   */
+  output?: O;
   annotations: ToolAnnotations;
   /** Extra `_meta` on the tool listing. */
   meta?: Record<string, unknown>;
+  /**
+   * Set by `withWorkTracking` (issue 11) on session tools: the input accepts `activity`, and with
+   * `plan: true` also `plan_id` / `plan_task_id`, which the daemon handles for every such tool.
+   */
+  workTracking?: { plan: boolean };
 }

@@ -11,7 +11,7 @@ describe('file tool schemas (issue 4; field failure #22)', () => {
     for (const tool of [readTool, editTool, moveOutTool]) {
       const l = toolListing(tool);
       assert.equal(l.inputSchema.type, 'object', tool.name);
-      assert.equal(l.outputSchema.type, 'object', tool.name);
+      assert.equal(l.outputSchema?.type, 'object', tool.name);
       assert.ok(!JSON.stringify(l).includes('"$ref"'), `${tool.name} has no $ref`);
     }
   });

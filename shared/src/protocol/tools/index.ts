@@ -2,13 +2,19 @@ import { createHash } from 'node:crypto';
 import * as z from 'zod';
 import type { ToolProfileName } from '../../config/schema.js';
 import type { ToolDef } from './envelope.js';
+import { artifactTool } from './artifact.js';
 import { editTool } from './edit.js';
 import { executeTool } from './execute.js';
+import { mcpTool } from './mcp-tool.js';
 import { moveOutTool } from './move-out.js';
 import { observeTool } from './observe.js';
+import { planTool } from './plan.js';
+import { progressTool } from './progress.js';
 import { readTool } from './read.js';
 import { runtimeReadTool } from './runtime-read.js';
 import { sessionTool } from './session.js';
+import { skillTool } from './skill-tool.js';
+import { withWorkTracking } from './work-tracking.js';
 import { workspaceTool } from './workspace.js';
 
 export * from './envelope.js';
@@ -17,13 +23,22 @@ export * from './read.js';
 export * from './edit.js';
 export * from './move-out.js';
 export * from './observe.js';
-export { executeTool, observeTool, runtimeReadTool, sessionTool, workspaceTool };
+export { GrantableRole } from './session.js';
+export * from './plan.js';
+export * from './progress.js';
+export * from './artifact.js';
+export * from './work-tracking.js';
+export { executeTool, mcpTool, observeTool, runtimeReadTool, sessionTool, skillTool, workspaceTool };
 
 /**
  * The tool catalogue (DESIGN §6.4): only tools that are served end to end are listed here.
- * The adapter registers these schemas; the daemon parses arguments with the same ones.
+ * The adapter registers these schemas; the daemon parses arguments with the same ones. Every
+ * session tool gets the work-tracking arguments (`activity`, `plan_id`, `plan_task_id`; issue 11)
+ * here, once — add new tools to this list and they have them too.
  */
-export const TOOLS: readonly ToolDef[] = [workspaceTool, sessionTool, readTool, editTool, moveOutTool, executeTool, observeTool, runtimeReadTool];
+export const TOOLS: readonly ToolDef[] = [
+  workspaceTool, sessionTool, readTool, editTool, moveOutTool, executeTool, observeTool, runtimeReadTool, progressTool, planTool, artifactTool, skillTool, mcpTool,
+].map(withWorkTracking);
 
 /** Every tool name DESIGN §6.4 reserves (a principal may name one before it is served). */
 export const RESERVED_TOOL_NAMES = [
@@ -58,7 +73,7 @@ export function toolSchemaRevision(): string {
     name: t.name,
     annotations: t.annotations,
     input: z.toJSONSchema(t.input, { io: 'input' }),
-    output: z.toJSONSchema(t.output),
+    output: t.output ? z.toJSONSchema(t.output) : null,
   }));
   revision = createHash('sha256').update(JSON.stringify(doc)).digest('hex').slice(0, 16);
   return revision;

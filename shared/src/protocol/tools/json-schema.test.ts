@@ -33,8 +33,8 @@ describe('tool JSON Schemas', () => {
   });
 
   it('the envelope hints of every output schema accept any keys', () => {
-    for (const tool of TOOLS) {
-      const hints = (toolListing(tool).outputSchema.properties as Record<string, Record<string, unknown>>).hints!;
+    for (const tool of TOOLS.filter((t) => t.output !== undefined)) {
+      const hints = (toolListing(tool).outputSchema!.properties as Record<string, Record<string, unknown>>).hints!;
       assert.equal(hints.additionalProperties, true, tool.name);
     }
   });

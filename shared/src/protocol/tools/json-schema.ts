@@ -21,7 +21,8 @@ export interface ToolListing {
   title: string;
   description: string;
   inputSchema: JsonSchemaObject;
-  outputSchema: JsonSchemaObject;
+  /** Absent for a pass-through tool (`mcp_tool`, issue 13). */
+  outputSchema?: JsonSchemaObject;
   annotations: ToolDef['annotations'];
   _meta?: Record<string, unknown>;
 }
@@ -36,8 +37,22 @@ function looseAsTrue(ctx: { jsonSchema: Record<string, unknown> }): void {
   if (extra !== null && typeof extra === 'object' && !Array.isArray(extra) && Object.keys(extra).length === 0) ctx.jsonSchema.additionalProperties = true;
 }
 
+/**
+ * In input schemas an open object without properties (`z.looseObject({})`, e.g. `activity`) renders
+ * as just `{"type": "object"}` — the same set of values in fewer bytes, since every session tool
+ * carries one (issue 11: the catalogue must stay under 48 KB).
+ */
+function compactInput(ctx: { jsonSchema: Record<string, unknown> }): void {
+  looseAsTrue(ctx);
+  const j = ctx.jsonSchema;
+  if (j.type === 'object' && j.additionalProperties === true && j.properties && typeof j.properties === 'object' && Object.keys(j.properties).length === 0) {
+    delete j.properties;
+    delete j.additionalProperties;
+  }
+}
+
 function render(schema: z.ZodType, io: 'input' | 'output'): JsonSchemaObject {
-  const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io, override: looseAsTrue }) as Record<string, unknown>;
+  const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io, override: io === 'input' ? compactInput : looseAsTrue }) as Record<string, unknown>;
   if (json.type !== undefined && json.type !== 'object') {
     throw new Error(`tool schemas must describe objects (got type ${JSON.stringify(json.type)})`);
   }
@@ -55,9 +70,9 @@ export function toolListing(tool: ToolDef): ToolListing {
     title: tool.title,
     description: tool.description,
     inputSchema: render(tool.input, 'input'),
-    outputSchema: render(tool.output, 'output'),
     annotations: { title: tool.title, ...tool.annotations },
   };
+  if (tool.output) listing.outputSchema = render(tool.output, 'output');
   if (tool.meta) listing._meta = tool.meta;
   return listing;
 }
@@ -79,9 +94,11 @@ export function parseToolArguments(tool: ToolDef, args: unknown): ParsedArgument
 
 /**
  * Parses a tool's structured result with its output schema.
- * @returns null when it conforms, else a one-line description of the first problems.
+ * @returns null when it conforms (or the tool declares none: a pass-through tool, issue 13),
+ *   else a one-line description of the first problems.
  */
 export function checkToolOutput(tool: ToolDef, structured: unknown): string | null {
+  if (!tool.output) return null;
   const parsed = tool.output.safeParse(structured);
   if (parsed.success) return null;
   return parsed.error.issues

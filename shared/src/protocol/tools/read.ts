@@ -21,6 +21,8 @@ export type ReadItem = z.infer<typeof ReadItem>;
  * `read` (issue 4): workspace files, byte-exact facts. `view=file` (window | full, images as MCP
  * image content, `items` batches), `view=search` (ripgrep or the built-in engine, same results),
  * `view=list` (files | entries) and `view=context` (a bounded bundle). Text in `data.content`.
+ * Issue 17 adds the code map: `view=outline` (one file's definitions, or a folder's ranked map) and
+ * `view=references` (definitions and uses of a name).
  */
 export const readTool = {
   name: 'read',
@@ -28,15 +30,16 @@ export const readTool = {
   description:
     'Read files of the session workspace. view=file: text in data.content with sha256 (pass it to edit as base_sha256), format, next-window action; images as image content; items=[…] reads up to 20 files. ' +
     'view=search: query in files (.gitignore respected; include/exclude globs; context_lines; cursor paging). view=list: files (recursive) or entries (one level). ' +
-    'view=context: items bundled within max_total_bytes. Paths are relative to the workspace.',
+    'view=context: items bundled within max_total_bytes. view=outline: definitions (kind, name, lines, signature) of path, or a ranked map of a folder or the workspace (TS/JS/Python/Go/Rust). ' +
+    'view=references: definitions and uses of the identifier in query, matched by name. Paths are relative to the workspace.',
   input: z.object({
     remote_session_id: z.string().describe('From session(action="open")'),
-    view: z.enum(['file', 'search', 'list', 'context']).default('file'),
-    path: z.string().optional().describe('Relative path; file view accepts path:10-40; search/list: scope folder'),
+    view: z.enum(['file', 'search', 'list', 'context', 'outline', 'references']).default('file'),
+    path: z.string().optional().describe('Relative path; file view accepts path:10-40; search/list/outline/references: scope folder'),
     ...windowFields,
     items: z.array(ReadItem).min(1).max(100).optional().describe('file: up to 20 reads; context: up to 100'),
     max_total_bytes: z.number().int().min(1).optional().describe('Budget of items/context, bytes'),
-    query: z.string().min(1).optional().describe('search: text or regex; list files: path substring'),
+    query: z.string().min(1).optional().describe('search: text or regex; list files: path substring; references: name'),
     include: z.array(z.string()).optional().describe('Globs to include (e.g. *.ts, src/**)'),
     exclude: z.array(z.string()).optional().describe('Globs to exclude'),
     context_lines: z.number().int().min(0).max(20).optional(),

@@ -1,22 +1,29 @@
 import * as z from 'zod';
 import { envelopeSchema, LooseData, type ToolDef } from './envelope.js';
 
+/** Roles another principal can be given on a session (issue 14; `owner` moves only by handoff). */
+export const GrantableRole = z.enum(['viewer', 'editor', 'approver']);
+
 /**
  * `session` (DESIGN §4.2, issue 3): open (attach-or-create, the default), resume by
  * `remote_session_id`, close, reset_shell. The data carries remote_session_id, workspace,
- * workspace_root, shell_pid, affinity, tools, limits and guide.
+ * workspace_root, shell_pid, affinity, role, tools, limits and guide. Issue 14 adds the owner's
+ * `grant` (principal + role), `revoke` (principal) and `handoff` (principal becomes the owner).
  */
 export const sessionTool = {
   name: 'session',
   title: 'Open, resume or close a session',
   description:
     'Open a durable session on a workspace (returns the live one for this workspace, or creates it) or resume one by remote_session_id after a reconnect. ' +
-    'Pass remote_session_id verbatim to every other tool. action=close ends it (its shell and processes stop); action=reset_shell starts a fresh shell.',
+    'Pass remote_session_id verbatim to every other tool. action=close ends it (its shell and processes stop); action=reset_shell starts a fresh shell. ' +
+    'The owner can grant another principal a role (viewer, editor, approver), revoke it, or hand the session over (handoff).',
   input: z.object({
-    action: z.enum(['open', 'close', 'reset_shell']).default('open').describe('open (default) | close | reset_shell'),
+    action: z.enum(['open', 'close', 'reset_shell', 'grant', 'revoke', 'handoff']).default('open').describe('open (default) | close | reset_shell | grant | revoke | handoff'),
     workspace: z.string().optional().describe('Workspace name from the workspace tool'),
     remote_session_id: z.string().optional().describe('Resume exactly this session'),
     conversation_id: z.string().max(200).optional().describe('Client conversation id (conversation affinity)'),
+    principal: z.string().min(1).max(200).optional().describe('grant/revoke/handoff: the other principal'),
+    role: GrantableRole.optional().describe('grant: viewer | editor | approver'),
   }),
   output: envelopeSchema(LooseData),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },

@@ -1,0 +1,56 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { SandboxSpec } from '@holdfast/shared/protocol';
+import { bwrapArgs, findProgram, landlockArgs, sandboxLaunch } from './sandbox-launch.js';
+
+const spec: SandboxSpec = {
+  mode: 'bwrap',
+  network: 'off',
+  program: '/usr/bin/bwrap',
+  writable: ['/home/u/.holdfast/ws', '/home/u/.npm'],
+  hidden: ['/home/u/.holdfast'],
+  visible: ['/home/u/.holdfast/sessions/rs_1/shell'],
+  readOnly: ['/home/u/.holdfast/ws/.holdfast.yaml'],
+};
+
+describe('sandbox argv (issue 17)', () => {
+  it('bwrap: / read-only, private /tmp, own pid and network namespaces, never --new-session', () => {
+    const a = bwrapArgs(spec, '/home/u/.holdfast/ws');
+    assert.deepEqual(a.slice(0, 3), ['--die-with-parent', '--unshare-pid', '--unshare-net']);
+    assert.ok(!a.includes('--new-session'), 'job control needs the PTY as controlling terminal');
+    const at = (...xs: string[]): number => a.findIndex((_, i) => xs.every((x, j) => a[i + j] === x));
+    assert.ok(at('--ro-bind', '/', '/') >= 0 && at('--tmpfs', '/tmp') > at('--ro-bind', '/', '/'));
+    // Shallowest first: the hidden home, then the workspace bound back into it, then what sits inside.
+    const hide = at('--tmpfs', '/home/u/.holdfast');
+    const npm = at('--bind-try', '/home/u/.npm', '/home/u/.npm');
+    const ws = at('--bind-try', '/home/u/.holdfast/ws', '/home/u/.holdfast/ws');
+    const cfg = at('--ro-bind-try', '/home/u/.holdfast/ws/.holdfast.yaml', '/home/u/.holdfast/ws/.holdfast.yaml');
+    const rc = at('--ro-bind-try', '/home/u/.holdfast/sessions/rs_1/shell', '/home/u/.holdfast/sessions/rs_1/shell');
+    assert.ok(at('--tmpfs', '/tmp') < hide && hide < ws && ws < cfg && npm < hide && hide < rc, a.join(' '));
+    assert.ok(at('--remount-ro', '/home/u/.holdfast') > rc);
+    assert.deepEqual(a.slice(-3), ['--chdir', '/home/u/.holdfast/ws', '--']);
+    assert.ok(!bwrapArgs({ ...spec, network: 'on' }, '/').includes('--unshare-net'));
+  });
+
+  it('landlock: writable paths, /tmp and terminal devices, TCP off', () => {
+    const a = landlockArgs({ ...spec, mode: 'landlock' });
+    const rw = a.flatMap((x, i) => (x === '--rw' ? [a[i + 1]] : []));
+    assert.deepEqual(rw.slice(0, 3), ['/home/u/.holdfast/ws', '/home/u/.npm', '/tmp']);
+    assert.ok(rw.includes('/dev/null') && rw.includes('/dev/pts') && rw.includes('/dev/tty'));
+    assert.ok(a.includes('--net-off'));
+    assert.equal(a[a.length - 1], '--');
+  });
+
+  it('wraps a program, or runs it as given without a sandbox', () => {
+    assert.deepEqual(sandboxLaunch(undefined, '/', 'bash', ['-i']), { file: 'bash', args: ['-i'] });
+    const l = sandboxLaunch({ ...spec, mode: 'landlock', program: '/x/holdfast-landlock' }, '/', 'bash', ['-i']);
+    assert.equal(l.file, '/x/holdfast-landlock');
+    assert.deepEqual(l.args.slice(-3), ['--', 'bash', '-i']);
+  });
+
+  it('finds programs the way execvp would', () => {
+    assert.equal(findProgram('sh', '/nonexistent:/bin:/usr/bin', '/'), '/bin/sh');
+    assert.equal(findProgram('no-such-program-hf', '/bin:/usr/bin', '/'), null);
+    assert.equal(findProgram('/bin/sh', undefined, '/'), '/bin/sh');
+  });
+});

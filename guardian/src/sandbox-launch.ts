@@ -1,0 +1,128 @@
+import { accessSync, constants as fsConstants, readFileSync, statSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { readProcStat, type SandboxSpec } from '@holdfast/shared/protocol';
+
+/**
+ * The argv that runs a program inside the session's sandbox (issue 17, docs/sandbox.md). The PTY
+ * shell and every background task go through {@link sandboxLaunch}; with no sandbox the program
+ * runs as given. Policy (which mode, which paths) is the daemon's; this file only spells it out:
+ *
+ * - `bwrap`: a new mount and pid namespace (and network namespace with `network: off`): `/`
+ *   read-only, a fresh `/dev` and `/proc`, a private `/tmp`, the writable paths bound read-write,
+ *   the project config bound read-only over itself, holdfast's own folders hidden behind an empty
+ *   read-only tmpfs (the session's rc files stay visible). Never `--new-session`: the shell must
+ *   keep the PTY as its controlling terminal for job control.
+ * - `landlock`: the helper (guardian/native/landlock-exec.c) denies every write outside the
+ *   writable paths, the shared `/tmp` and the terminal devices, and TCP with `network: off`,
+ *   then execs the program (same pid).
+ */
+export interface Launch {
+  file: string;
+  args: string[];
+}
+
+/** Devices a confined shell must still write to (Landlock checks writes to device files too). */
+export const LANDLOCK_DEVICE_PATHS = ['/dev/null', '/dev/zero', '/dev/full', '/dev/random', '/dev/urandom', '/dev/tty', '/dev/ptmx', '/dev/pts', '/dev/shm'] as const;
+
+/** The shared temporary folder Landlock leaves writable (it cannot give a private /tmp, as bwrap does). */
+export const LANDLOCK_TEMP_PATHS = ['/tmp'] as const;
+
+const depth = (p: string): number => p.split('/').filter(Boolean).length;
+
+/**
+ * The bwrap options for `s`, ending with `--` (the program follows). Mounts are made shallowest
+ * first, so the deepest one decides a path: a workspace inside a hidden folder is bound back into
+ * it, a hidden folder inside a writable one (holdfast's home in a workspace `~`) stays hidden.
+ */
+export function bwrapArgs(s: SandboxSpec, cwd: string): string[] {
+  const a = ['--die-with-parent', '--unshare-pid'];
+  if (s.network === 'off') a.push('--unshare-net');
+  // --tmpfs /tmp first: binds below /tmp are created inside the fresh tmpfs.
+  a.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
+  const mounts: { path: string; args: string[] }[] = [
+    ...s.writable.map((w) => ({ path: w, args: ['--bind-try', w, w] })),
+    ...s.hidden.map((h) => ({ path: h, args: ['--tmpfs', h] })),
+    ...s.readOnly.map((f) => ({ path: f, args: ['--ro-bind-try', f, f] })),
+    ...s.visible.map((v) => ({ path: v, args: ['--ro-bind-try', v, v] })),
+  ];
+  mounts.sort((x, y) => depth(x.path) - depth(y.path));
+  for (const m of mounts) a.push(...m.args);
+  for (const h of s.hidden) a.push('--remount-ro', h);
+  a.push('--chdir', cwd, '--');
+  return a;
+}
+
+/** The Landlock helper's options for `s`, ending with `--` (the program follows). */
+export function landlockArgs(s: SandboxSpec): string[] {
+  const a: string[] = [];
+  for (const w of [...s.writable, ...LANDLOCK_TEMP_PATHS, ...LANDLOCK_DEVICE_PATHS]) a.push('--rw', w);
+  if (s.network === 'off') a.push('--net-off');
+  a.push('--');
+  return a;
+}
+
+/** `file args` as run inside `s` (unchanged without a sandbox). */
+export function sandboxLaunch(s: SandboxSpec | undefined, cwd: string, file: string, args: readonly string[]): Launch {
+  if (!s) return { file, args: [...args] };
+  const opts = s.mode === 'bwrap' ? bwrapArgs(s, cwd) : landlockArgs(s);
+  return { file: s.program, args: [...opts, file, ...args] };
+}
+
+/** Environment a sandboxed program sees in addition to the session's (`HOLDFAST_SANDBOX=<mode>`). */
+export function sandboxEnv(s: SandboxSpec | undefined): Record<string, string> {
+  return s ? { HOLDFAST_SANDBOX: s.mode, HOLDFAST_SANDBOX_NETWORK: s.network } : {};
+}
+
+function comm(pid: number): string | null {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'latin1').trim();
+  } catch {
+    return null;
+  }
+}
+
+function children(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'latin1').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The program bwrap runs for the process `pid` spawned (bwrap → its pid-namespace init → the
+ * program), seen from outside: the oldest non-bwrap descendant. Returns null while it does not
+ * exist yet, `pid` itself when `pid` is not bwrap (Landlock, no sandbox).
+ */
+export function innermostPid(pid: number): number | null {
+  let at = pid;
+  for (let depth = 0; depth < 4; depth++) {
+    const name = comm(at);
+    if (name === null) return null;
+    if (name !== 'bwrap') return at;
+    const kids = children(at)
+      .map((k) => readProcStat(k))
+      .filter((k) => k !== null && k.state !== 'Z')
+      .sort((x, y) => Number(x!.startTime) - Number(y!.startTime) || x!.pid - y!.pid);
+    if (kids.length === 0) return null;
+    at = kids[0]!.pid;
+  }
+  return null;
+}
+
+/**
+ * Where `program` would be found by execvp with `PATH` (relative names with a `/` against `cwd`),
+ * or null when it is missing or not executable.
+ */
+export function findProgram(program: string, path: string | undefined, cwd: string): string | null {
+  const candidates = program.includes('/') ? [isAbsolute(program) ? program : join(cwd, program)] : (path ?? '/usr/bin:/bin').split(':').filter(Boolean).map((d) => join(d, program));
+  for (const c of candidates) {
+    try {
+      accessSync(c, fsConstants.X_OK);
+      if (statSync(c).isFile()) return c;
+    } catch {
+      // not here
+    }
+  }
+  return null;
+}

@@ -1,0 +1,4 @@
+import { sandboxScenarios } from './_harness/sandbox.js';
+
+// Real bubblewrap from Debian (.ci/run installs it).
+sandboxScenarios('bwrap');
