@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CommandRecord, ExecParams, ExecResult, InputParams, SegmentLog } from '@holdfast/shared/protocol';
 import { HoldfastError, KEY_SEQUENCES } from '@holdfast/shared/protocol';
@@ -6,6 +6,7 @@ import type { Clock } from './clock.js';
 import { commandLine, typedLineFromEcho } from './command-line.js';
 import { CommandLimits, ShellTimings } from './constants.js';
 import { looksLikePrompt, probeForeground, shellPromptEvidence } from './input-probe.js';
+import { log } from './log.js';
 import { killEscalate } from './process-killer.js';
 import { procLink, readProcStat } from '@holdfast/shared/protocol';
 import type { MarkerEvent, PtyHost } from './pty-host.js';
@@ -67,6 +68,16 @@ interface Foreground {
 
 /** Longest pause between two checks that the shell sits at its prompt after an end marker, ms. */
 const PROMPT_CHECK_MAX_MS = 50;
+/** An end marker not confirmed for this long is logged once with the kernel's view, ms. */
+const PROMPT_UNCONFIRMED_LOG_MS = 2000;
+
+function procSyscall(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/syscall`, 'latin1').trim().split(' ').slice(0, 2).join(' ');
+  } catch {
+    return '?';
+  }
+}
 
 const copy = (r: CommandRecord): CommandRecord => ({ ...r });
 const MIN_PROBE_INTERVAL_MS = 250;
@@ -275,10 +286,18 @@ export class CommandRunner {
    */
   private confirmEnd(fg: Foreground, token: number): void {
     let pauseMs = 0;
+    const since = Date.now();
+    let logged = false;
     const stale = (): boolean => this.fg !== fg || fg.verifying !== token || !fg.pendingEnd || this.closed;
     const check = (confirmed: boolean): void => {
       if (stale()) return;
-      const evidence = shellPromptEvidence(this.d.host.pid, this.d.host.ptsPath);
+      const pid = this.d.host.pid;
+      const evidence = shellPromptEvidence(pid, this.d.host.ptsPath);
+      if (!logged && Date.now() - since > PROMPT_UNCONFIRMED_LOG_MS && evidence !== 'at_prompt') {
+        logged = true;
+        const st = readProcStat(pid);
+        log(`end of ${fg.rec.id} announced ${Date.now() - since} ms ago is not confirmed: shell pid ${pid} ${evidence} (state ${st?.state} pgrp ${st?.pgrp} tpgid ${st?.tpgid}, syscall ${procSyscall(pid)})`);
+      }
       if (evidence === 'at_prompt' || evidence === 'unknown') {
         if (!confirmed && evidence === 'at_prompt') {
           setImmediate(() => check(true));

@@ -125,7 +125,9 @@ export class PtyHost extends EventEmitter<{ marker: [MarkerEvent]; output: []; r
     if (!i) return 0;
     if (!this.opts.wrap || i.shellPid !== undefined) return i.shellPid ?? i.pid;
     const inner = i.alive ? innermostPid(i.pid) : null;
-    if (inner !== null) i.shellPid = inner;
+    // Only a descendant is remembered: right after the fork the spawned pid has not exec'd bwrap
+    // yet and answers for itself, which must not stick (the prompt check reads this pid, issue 18).
+    if (inner !== null && inner !== i.pid) i.shellPid = inner;
     return inner ?? i.pid;
   }
 
