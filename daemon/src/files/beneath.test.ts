@@ -38,6 +38,7 @@ describe('opening workspace paths without following symlinks (issue 18)', () => 
     }
     const ok = openRegularFile(p.real, p.rel, root);
     assert.equal(ok.st.size, 'inside'.length);
+    assert.throws(() => openRegularFile(root, '', root), (e: Error & { code?: string }) => e.code === 'UNSUPPORTED_FILE_TYPE', 'the root itself is a folder');
   });
 
   it('a write never creates its temp file or renames through a swapped folder', async () => {

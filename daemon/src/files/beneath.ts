@@ -164,7 +164,9 @@ function parentAndName(abs: string): { dir: string; name: string } {
 export function openParentBeneath(base: string, abs: string, opts: { create?: boolean; made?: string[]; shown?: string } = {}): { dir: DirHandle; name: string } {
   const { dir, name } = parentAndName(abs);
   if (name === '') throw new HoldfastError('BAD_REQUEST', `${opts.shown ?? abs} has no name to open`);
-  return { dir: openDirBeneath(base, dir, opts), name };
+  // The base itself (the workspace root as a target): its folder is above the base, found from `/`.
+  const from = abs === base ? sep : base;
+  return { dir: openDirBeneath(from, dir, opts), name };
 }
 
 /** Runs `fn` with the folder of `abs` open (see {@link openParentBeneath}); closes it afterwards. */
