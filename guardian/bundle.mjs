@@ -1,8 +1,18 @@
 // Bundles the guardian into one ESM file (DESIGN §1): node-pty stays external (native), every
-// other dependency — @holdfast/shared, msgpackr, @xterm/* — is inside, so a guardian that lives
+// other dependency — @holdfast/shared, msgpackr, @xterm/*, the MCP client — is inside, so a guardian that lives
 // for days never loads newer code from disk. The build string is stamped in at bundle time.
+//
+// The desktop driver (issue 15) is a second bundle, `dist/desktop-driver-<content hash>.mjs`
+// (sharp external: native); its file name is stamped into the guardian, so a guardian always
+// starts the driver built with it. Older driver bundles stay for the guardians that still run
+// them and are removed once older than DRIVER_KEEP_DAYS or beyond the DRIVER_KEEP_NEWEST newest.
 import { build } from 'esbuild';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { basename, join } from 'node:path';
+
+const DRIVER_KEEP_DAYS = 30;
+const DRIVER_KEEP_NEWEST = 8;
+const dist = new URL('./dist/', import.meta.url).pathname;
 
 let buildString = '0.0.0+unknown';
 try {
@@ -13,9 +23,24 @@ try {
   buildString = `${version}+unknown`;
 }
 
-// The MCP client (issue 13: upstream servers) is bundled too, minified on its own first: it is
-// initialised only when a session first uses an upstream server, but every guardian parses the
-// whole file, so its size is idle memory. The guardian's own code stays readable in stack traces.
+const common = {
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  define: {
+    __HOLDFAST_GUARDIAN_BUILD__: JSON.stringify(buildString),
+    // msgpackr's native string extractor costs ~6 MB RSS per process and only speeds up decoding
+    // of string-heavy frames; guardian and driver traffic is small requests and binary data.
+    'process.env.MSGPACKR_NATIVE_ACCELERATION_DISABLED': '"true"',
+  },
+  banner: { js: "import { createRequire as __hfCreateRequire } from 'node:module'; const require = __hfCreateRequire(import.meta.url);" },
+  logLevel: 'warning',
+};
+
+// The MCP client (issue 13: upstream servers) is bundled into the guardian too, minified on its own
+// first: it is initialised only when a session first uses an upstream server, but every guardian
+// parses the whole file, so its size is idle memory. The guardian's own code stays readable.
 const MCP_CLIENT_EXPORTS = ['Client', 'ProtocolError', 'ReadBuffer', 'SdkError', 'SdkErrorCode', 'serializeMessage', 'StreamableHTTPClientTransport'];
 const vendor = await build({
   stdin: { contents: `export { ${MCP_CLIENT_EXPORTS.join(', ')} } from '@modelcontextprotocol/client';`, resolveDir: new URL('.', import.meta.url).pathname, loader: 'js' },
@@ -36,21 +61,31 @@ const mcpClientVendor = {
   },
 };
 
+const driver = await build({
+  ...common,
+  entryPoints: { 'desktop-driver': new URL('./src/desktop-driver/main.ts', import.meta.url).pathname },
+  outdir: dist,
+  entryNames: '[name]-[hash]',
+  outExtension: { '.js': '.mjs' },
+  external: ['sharp'],
+  metafile: true,
+});
+const driverFile = basename(Object.keys(driver.metafile.outputs).find((f) => f.endsWith('.mjs')));
+
 await build({
+  ...common,
   entryPoints: [new URL('./src/main.ts', import.meta.url).pathname],
+  outfile: join(dist, 'guardian.mjs'),
   plugins: [mcpClientVendor],
-  outfile: new URL('./dist/guardian.mjs', import.meta.url).pathname,
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
   external: ['node-pty'],
-  define: {
-    __HOLDFAST_GUARDIAN_BUILD__: JSON.stringify(buildString),
-    // msgpackr's native string extractor costs ~6 MB RSS per guardian and only speeds up decoding
-    // of string-heavy frames; guardian traffic is small requests and binary output.
-    'process.env.MSGPACKR_NATIVE_ACCELERATION_DISABLED': '"true"',
-  },
-  banner: { js: "import { createRequire as __hfCreateRequire } from 'node:module'; const require = __hfCreateRequire(import.meta.url);" },
-  logLevel: 'warning',
+  define: { ...common.define, __HOLDFAST_DRIVER_BUNDLE__: JSON.stringify(driverFile) },
+});
+
+const cutoff = Date.now() - DRIVER_KEEP_DAYS * 86_400_000;
+const old = readdirSync(dist)
+  .filter((n) => /^desktop-driver-[A-Za-z0-9]+\.mjs$/.test(n) && n !== driverFile)
+  .map((n) => ({ n, t: statSync(join(dist, n)).mtimeMs }))
+  .sort((a, b) => b.t - a.t);
+old.forEach(({ n, t }, i) => {
+  if (t < cutoff || i >= DRIVER_KEEP_NEWEST - 1) rmSync(join(dist, n), { force: true });
 });

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { allRows } from './stats.js';
 import { codemapSuite } from './suites/codemap.js';
+import { desktopSuite } from './suites/desktop.js';
 import { execSuite } from './suites/exec.js';
 import { extensionsSuite } from './suites/extensions.js';
 import { filesSuite } from './suites/files.js';
@@ -25,6 +26,7 @@ const SUITES: Record<string, () => Promise<void>> = {
   codemap: codemapSuite,
   extensions: extensionsSuite,
   work: workSuite,
+  desktop: desktopSuite,
 };
 
 async function main(): Promise<void> {

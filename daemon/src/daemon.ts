@@ -10,6 +10,9 @@ import { ProtocolVersions } from '@holdfast/shared/protocol';
 import { ensurePrivateDir } from '@holdfast/shared/run-dir';
 import { ConfigStore, writeDefaultConfigIfAbsent } from './config-store.js';
 import { ControlServer } from './control-server.js';
+import { DeviceBook } from './desktop/device-book.js';
+import { DesktopService } from './desktop/desktop-service.js';
+import { OsKeyring } from './desktop/keyring.js';
 import { runDoctor } from './doctor.js';
 import { createExecutionEngine, type ExecutionEngine } from './execution/wiring.js';
 import { approveServer } from './extensions/mcp/approve.js';
@@ -27,6 +30,7 @@ import { pickExpired } from './sessions/quota.js';
 import { Reaper } from './sessions/reaper.js';
 import { recoverSessions } from './sessions/recovery.js';
 import { checkpoint, openDatabase, type Db } from './store/db.js';
+import { DesktopRepo } from './store/desktop-repo.js';
 import { DiskSpace, isDiskFullError } from './store/disk-space.js';
 import { EventsRepo, EventsRetention } from './store/events-repo.js';
 import { RetentionQueries } from './store/retention-queries.js';
@@ -63,6 +67,7 @@ export class Daemon {
   private work!: WorkServices;
   private streams!: EventStreamHub;
   private retention!: Retention;
+  private desktop!: DesktopService;
   private reaper!: Reaper;
   private server!: ControlServer;
   private releaseLock: (() => Promise<void>) | null = null;
@@ -124,7 +129,12 @@ export class Daemon {
     );
     this.streams = new EventStreamHub(this.eventsRepo, { layout: l, tasks: this.execution.services.tasks, edits: this.files.edits }, (name) => this.configStore.findWorkspace(name) !== undefined, this.log);
     this.streams.start();
+    const desktopRepo = new DesktopRepo(this.db);
+    this.desktop = new DesktopService(desktopRepo, new DeviceBook(desktopRepo, new OsKeyring(), this.eventsRepo, l.home), this.manager, this.configStore, this.eventsRepo, this.log);
+    this.manager.onSessionEnded((id) => this.desktop.onSessionEnded(id));
     const report = await recoverSessions(l, this.manager, this.sessionsRepo, this.eventsRepo, this.log);
+    const endedDesktops = this.desktop.reconcile();
+    if (endedDesktops > 0) this.log.info('ended desktop sessions of sessions that are gone', { count: endedDesktops });
     this.log.info('recovery done', { adopted: report.adopted.length, exited: report.exited.length, lost: report.lost.length, orphans_killed: report.orphansKilled.length });
     this.eventsRepo.append({ kind: 'daemon.started', data: { pid: process.pid, build: buildString(), ...report } });
 
@@ -138,6 +148,7 @@ export class Daemon {
       files: this.files,
       extensions: this.extensions,
       work: this.work,
+      desktop: this.desktop,
       disk: this.disk,
     };
     const router = createRouter(this.handlers(services), (m) => {
@@ -243,6 +254,15 @@ export class Daemon {
         const r = await (await m.ensureLink(p.id)).exec({ id: newId('executionTask'), command: p.command, waitMs: p.wait_ms });
         return r.ok ? { ok: true, cmd: r.cmd } : { ok: false, reason: r.reason, cmd: r.running };
       },
+      'desktop.device_add': (p) => this.desktop.book.add(p),
+      'desktop.device_list': () => ({ devices: this.desktop.book.list() }),
+      'desktop.device_remove': (p) => this.desktop.removeDevice(p.alias),
+      'desktop.list': () => this.desktop.list(),
+      'desktop.pause': (p) => this.desktop.setPaused(p.id, true),
+      'desktop.resume': (p) => this.desktop.setPaused(p.id, false),
+      'desktop.disconnect': (p) => this.desktop.closeByPerson(p.id),
+      'desktop.view': (p) => this.desktop.describeView(p.view_id),
+      'desktop.pair': (p) => this.desktop.pair(p.view_id, p.device, p.close),
       'tool.call': (p, ctx) => {
         const id = p.context.progress_id;
         // Progress goes back on the connection that made the call (the adapter forwards it).

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readdirSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { buildString } from '@holdfast/shared/build';
 import type { UpstreamState } from '@holdfast/shared/protocol';
@@ -129,6 +129,11 @@ export async function runDoctor(
     );
   }
   if (services) for (const c of await extensionChecks(services, live)) checks.push(c);
+  // Desktop (issue 15): informational — only sessions that use a desktop need these.
+  const onPath = (bin: string): boolean => (process.env.PATH ?? '').split(':').some((d) => d !== '' && existsSync(join(d, bin)));
+  const server = onPath('Xtigervnc') ? 'Xtigervnc' : onPath('Xvfb') && onPath('x11vnc') ? 'Xvfb + x11vnc' : null;
+  const bus = process.env.DBUS_SESSION_BUS_ADDRESS ? 'a D-Bus session for the keyring' : 'no D-Bus session (device passwords need --credential env:VAR or none)';
+  add('desktop', true, `${server ? `private display: ${server}` : 'no private display server (install tigervnc-standalone-server)'}; ${bus}`, { virtual_server: server, dbus: Boolean(process.env.DBUS_SESSION_BUS_ADDRESS) });
 
   try {
     const out = execFileSync('systemctl', ['--user', 'show', '-p', 'KillMode', '--value', 'holdfastd.service'], { encoding: 'utf8', timeout: 5000, stdio: ['ignore', 'pipe', 'ignore'] }).trim();

@@ -220,6 +220,17 @@ export class CommandRunner {
     if (fg) this.finish(fg, exitCode, this.d.log.end);
   }
 
+  /**
+   * Makes an idle shell draw a new prompt (an empty line: PROMPT_COMMAND runs, no command starts)
+   * so a changed environment file is sourced before the next command. Does nothing while a
+   * command runs or a partial line waits at the prompt; an `exec` meanwhile waits for the prompt.
+   */
+  refreshPrompt(): void {
+    if (this.closed || this.fg || !this.atPrompt || this.dirtyPrompt || this.typedAhead || !this.d.host.alive) return;
+    this.atPrompt = false;
+    this.d.host.write('\r');
+  }
+
   /** No more commands (guardian ending): pending waits return. */
   close(): void {
     this.closed = true;

@@ -4,6 +4,7 @@ import {
   HoldfastError,
   isMcpCallToolParams,
   isMcpListToolsParams,
+  isDesktopRelayParams,
   isExecParams,
   isInputParams,
   isReadParams,
@@ -37,6 +38,7 @@ import type { Session } from './session.js';
  * the `ExitRecord` and the process exits right after. Work requests on an ending session get
  * `SESSION_EXITED`. `g.mcp.status` answers `{servers: UpstreamState[]}`; `g.mcp.call_tool` with a
  * `progressId` emits `g.mcp.progress` events to the calling connection while it runs (issue 13).
+ * `g.desktop` is relayed to the desktop driver (desktop-host.ts, issue 15).
  */
 export async function routeRequest(s: Session, method: string, params: unknown, ctx: RequestContext): Promise<unknown> {
   const wctx = {
@@ -118,6 +120,9 @@ export async function routeRequest(s: Session, method: string, params: unknown, 
         id === undefined ? undefined : (p: Omit<McpProgressEvent, 'progressId'>) => void ctx.peer.emitEvent(GEvents.mcpProgress, { progressId: id, ...p } satisfies McpProgressEvent).catch(() => undefined);
       return s.upstream.callTool(params, ctx.signal, onProgress);
     }
+    case G.desktop:
+      if (!isDesktopRelayParams(params)) throw bad('m (a d.* driver method) and p');
+      return s.desktop.relay(params.m, params.p, ctx);
     case G.bye:
       log(`${(ctx.peer.remote as { role?: string } | undefined)?.role ?? 'peer'} says bye (restart handoff, not a shutdown)`);
       return { ok: true };

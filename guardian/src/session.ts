@@ -18,6 +18,8 @@ import { GUARDIAN_BUILD } from './build-id.js';
 import { Clock } from './clock.js';
 import { CommandRunner } from './command-runner.js';
 import { ServerTimings } from './constants.js';
+import { DesktopHost } from './desktop-host.js';
+import { DisplayEnv } from './display-env.js';
 import { writeExitRecord } from './exit-record.js';
 import { GuardianServer } from './guardian-server.js';
 import { log } from './log.js';
@@ -60,6 +62,7 @@ export class Session {
   readonly upstream: UpstreamHost;
   readonly reader: OutputReader;
   readonly server: GuardianServer;
+  readonly desktop: DesktopHost;
   private readonly orphan: OrphanTimer;
   private manifestWritten = false;
   private ending: Promise<ExitRecord> | null = null;
@@ -107,6 +110,8 @@ export class Session {
     });
     this.upstream = new UpstreamHost({ sessionDir: spec.sessionDir, baseEnv, cwd: spec.cwd });
     this.reader = new OutputReader({ sessionDir: spec.sessionDir, source: (src) => this.source(src) });
+    const displayEnv = new DisplayEnv(files.envFile, baseEnv, () => this.commands.refreshPrompt());
+    this.desktop = new DesktopHost({ sessionDir: spec.sessionDir, env: { ...baseEnv }, onDisplayEnv: (env) => displayEnv.apply(env) });
     this.server = new GuardianServer({
       socketPath: spec.socketPath,
       build: GUARDIAN_BUILD,
@@ -170,6 +175,7 @@ export class Session {
       tasks: this.tasks.list(),
       daemonConnections: this.server.daemonConnections,
       ...(this.spec.sandbox ? { sandbox: { mode: this.spec.sandbox.mode, network: this.spec.sandbox.network } } : {}),
+      desktopDriver: this.desktop.pid !== null ? { pid: this.desktop.pid } : null,
     };
   }
 
@@ -195,6 +201,7 @@ export class Session {
     log(`ending: ${reason}`);
     this.ending = (async () => {
       this.orphan.stop();
+      await this.desktop.stop();
       const groups = [...this.tasks.allGroups(), ...this.upstream.groups()];
       const closing = this.upstream.closeAll();
       const shellExit = await this.host.endSession({ final: true, also: { sessions: groups, groups } });
@@ -228,6 +235,7 @@ export class Session {
     log(`the shell exited by itself (code ${e.exitCode}, signal ${e.signal}): ending the session`);
     this.ending = (async () => {
       this.orphan.stop();
+      await this.desktop.stop();
       const groups = [...this.tasks.allGroups(), ...this.upstream.groups()];
       const closing = this.upstream.closeAll();
       await this.host.endSession({ final: true, also: { sessions: groups, groups } });

@@ -25,6 +25,12 @@ export const ProtocolVersions = {
   GUARDIAN: 1,
   /** Guardian protocol versions this daemon can drive (N-1 compatible, DESIGN §3). */
   GUARDIAN_SUPPORTED: [1] as readonly number[],
+  /**
+   * Desktop driver protocol (guardian ↔ its driver child, issue 15). A guardian only ever starts
+   * the driver bundle built with it, so both ends always match; the number guards against a
+   * mismatched bundle on disk.
+   */
+  DESKTOP_DRIVER: 1,
 } as const;
 
 /** Session lifetime defaults (DESIGN §4.3, §4.4). */
@@ -196,4 +202,56 @@ export const WorkLimits = {
   /** Diff lines an edit event carries with `--diff preview`; `full` is capped at the second value. */
   OBSERVE_DIFF_PREVIEW_LINES: 40,
   OBSERVE_DIFF_FULL_LINES: 20_000,
+} as const;
+
+/** Desktop control (issue 15, DESIGN §5.1): observations, screenshots, actions, the driver. */
+export const DesktopLimits = {
+  /** Observations alive at once per driver; the 33rd evicts the oldest. */
+  MAX_OBSERVATIONS: 32,
+  /** An observation accepts actions for this long, ms. */
+  OBSERVATION_TTL_MS: 30_000,
+  /** A frame older than this is refreshed (full update request) before a screenshot, ms. */
+  FRAME_MAX_AGE_MS: 2000,
+  /** Default and largest long edge of a screenshot, pixels. */
+  SCREENSHOT_LONG_EDGE_DEFAULT_PX: 1280,
+  SCREENSHOT_LONG_EDGE_MAX_PX: 2048,
+  /** Largest PNG returned; larger images are shrunk further, bytes. */
+  SCREENSHOT_MAX_BYTES: 2 * 1024 * 1024,
+  /** `operation_id`s remembered: the last this many, each at least OPERATION_TTL_MS. */
+  OPERATIONS_KEPT: 128,
+  OPERATION_TTL_MS: 5 * 60_000,
+  /** Longest `type_text`, characters. */
+  TYPE_TEXT_MAX_CHARS: 2000,
+  /** Keys in one `hotkey`. */
+  HOTKEY_MAX_KEYS: 6,
+  /** Wheel notches per `scroll` axis at most. */
+  SCROLL_MAX_NOTCHES: 50,
+  /** Pause between two typed characters (apps drop keys typed faster; xdotool uses 12), ms. */
+  TYPE_KEY_INTERVAL_MS: 6,
+  /** Pointer steps of a `drag` between press and release. */
+  DRAG_STEPS: 12,
+  /** An action whose input is not on the wire within this is `outcome_unknown`, ms. */
+  ACTION_SEND_TIMEOUT_MS: 10_000,
+  /** After an action, wait at most this for the screen to show its effect before `observe_after`, ms. */
+  SETTLE_MAX_MS: 1500,
+  /** …and call it settled after this long without a framebuffer update, ms. */
+  SETTLE_QUIET_MS: 120,
+  /** Longest `wait_ms` of `desktop_get_session(view_id)`, ms (issue 15: 0–25000, default 25000). */
+  VIEW_WAIT_MAX_MS: 25_000,
+  /** Views (desktop_open requests) kept per driver; unused ones expire after VIEW_TTL_MS. */
+  MAX_VIEWS: 32,
+  VIEW_TTL_MS: 30 * 60_000,
+  /** Minimum time between two incremental update requests (bounds decoding of a busy screen), ms. */
+  MIN_UPDATE_INTERVAL_MS: 40,
+  /** VNC connect + handshake deadline, ms. */
+  CONNECT_TIMEOUT_MS: 10_000,
+  /** Reconnect back-off after a dropped connection: first and largest delay, ms; give up after. */
+  RECONNECT_FIRST_MS: 250,
+  RECONNECT_MAX_MS: 5000,
+  RECONNECT_GIVE_UP_MS: 10 * 60_000,
+  /** A private display's server must accept connections within this, ms. */
+  VIRTUAL_START_MS: 15_000,
+  /** Default private display size (issue 15). */
+  VIRTUAL_WIDTH_DEFAULT: 1280,
+  VIRTUAL_HEIGHT_DEFAULT: 800,
 } as const;

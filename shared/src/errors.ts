@@ -68,6 +68,18 @@ export const ERROR_CODES = [
   'PLAN_NOT_DELIVERABLE',
   'EVIDENCE_INVALID',
   'ARTIFACT_NOT_FOUND',
+  // Desktop control (issue 15).
+  'KEYRING_UNAVAILABLE',
+  'CREDENTIAL_MISSING',
+  'DEVICE_NOT_FOUND',
+  'DEVICE_BUSY',
+  'DESKTOP_NOT_FOUND',
+  'DESKTOP_UNAVAILABLE',
+  'DESKTOP_AUTH_FAILED',
+  'DESKTOP_PAUSED',
+  'CONTROL_NOT_GRANTED',
+  'CONTROL_DISABLED',
+  'OBSERVATION_EXPIRED',
   'INTERNAL',
   // Security hardening (issue 18): bounded guardian starts, a full disk.
   'SPAWN_QUEUE_FULL',

@@ -18,6 +18,12 @@ export const ID_PREFIXES = {
   moveRequest: 'mv_',
   /** An activity turn: a new one starts with each `activity.intent` (issue 11). */
   turn: 'tn_',
+  /** A desktop connection of a session (issue 15). */
+  desktopSession: 'ds_',
+  /** A desktop screenshot whose pixels actions may target (issue 15). */
+  observation: 'obs_',
+  /** A request for a person to pick and authorize a desktop (issue 15 `desktop_open`). */
+  desktopView: 'view_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { CLI_MAIN, pollUntil, TestHome, tmuxIn } from './_harness/home.js';
+import { CLI_MAIN, pollUntil, TestHome } from './_harness/home.js';
 import { openSession, toolCaller } from './_harness/tools.js';
 
 const TOOLS = ['workspace', 'session', 'execute', 'observe', 'read', 'edit', 'plan', 'progress', 'artifact'];
@@ -71,7 +71,7 @@ describe('holdfast observe (issue 11)', () => {
   });
 
   it('text: layout under tmux, 24-bit colour with COLORTERM=truecolor, none with NO_COLOR; piped without escapes', async () => {
-    const tmux = (args: string[]): Promise<string> => tmuxIn(h, args);
+    const tmux = (args: string[]): Promise<string> => h.tmux(args);
     const cmd = `${process.execPath} ${CLI_MAIN} observe ws --history 1`;
     await tmux(['new-session', '-d', '-x', '200', '-y', '50', '-s', 'colour', `env -u NO_COLOR COLORTERM=truecolor ${cmd}`]);
     await tmux(['new-session', '-d', '-x', '200', '-y', '50', '-s', 'nocolour', `env NO_COLOR=1 COLORTERM=truecolor ${cmd}`]);

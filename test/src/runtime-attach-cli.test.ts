@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { CLI_MAIN, pollUntil, TestHome, tmuxIn } from './_harness/home.js';
+import { CLI_MAIN, pollUntil, TestHome } from './_harness/home.js';
 
 describe('holdfast attach --follow (DESIGN §7)', () => {
   const h = new TestHome();
@@ -37,7 +37,7 @@ describe('holdfast attach --follow (DESIGN §7)', () => {
     const { session } = await c.call('session.open', { principal: 'tmux', workspace: 'ws' });
     const id = session.remote_session_id;
     await c.call('session.exec', { id, command: 'echo TMUX-MARK', wait_ms: 10_000 });
-    const tmux = (args: string[]): Promise<string> => tmuxIn(h, args);
+    const tmux = (args: string[]): Promise<string> => h.tmux(args);
     await tmux(['new-session', '-d', '-x', '200', '-y', '50', `${process.execPath} ${CLI_MAIN} attach ${id} --follow`]);
     try {
       await pollUntil('TMUX-MARK in the pane', async () => (await tmux(['capture-pane', '-p'])).includes('TMUX-MARK'), 10_000);

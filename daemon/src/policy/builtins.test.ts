@@ -257,6 +257,10 @@ describe('built-in confirmations: holdfast config and holdfast itself (review fi
     ["pkill -f 'node server.js'", 'allow'],
     ['node index.js', 'allow'],
     ['holdfast workspace register /', 'confirm', 'built-in: holdfast'],
+    // Issue 15: only the person lifts a desktop pause or authorizes devices.
+    ['holdfast desktop resume ds_01J0000000000000000000000', 'confirm', 'built-in: holdfast'],
+    ['holdfast desktop device add lab --host h --port 5900 --credential none --authorization control', 'confirm', 'built-in: holdfast'],
+    ['holdfast desktop pair view_01J0000000000000000000000 --yes', 'confirm', 'built-in: holdfast'],
     ['holdfastd', 'confirm', 'built-in: holdfast'],
     ['systemctl --user restart holdfast', 'confirm', 'built-in: holdfast'],
     ['pkill holdfastd', 'confirm', 'built-in: holdfast'],

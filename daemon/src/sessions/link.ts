@@ -142,6 +142,20 @@ export class GuardianLink {
     return this.call(G.resize, { cols, rows }, 5000);
   }
 
+  /**
+   * `g.desktop`: one desktop driver method (issue 15, shared/protocol/desktop.ts) through the
+   * guardian. Only for guardians that announce the `desktop` feature.
+   * @throws HoldfastError from the driver; `DESKTOP_UNAVAILABLE` for a guardian without the feature.
+   */
+  desktop<R>(m: string, p: unknown, deadlineMs: number): Promise<R> {
+    if (!this.features.includes('desktop')) {
+      return Promise.reject(
+        new HoldfastError('DESKTOP_UNAVAILABLE', `the guardian of ${this.gid} was started by an older holdfast without desktop support; open a new session for desktop tools`, { retryable: false }),
+      );
+    }
+    return this.call(G.desktop, { m, p }, deadlineMs);
+  }
+
   /** Asks the guardian to end everything and exit; resolves with its exit record. */
   shutdown(p: ShutdownParams): Promise<ExitRecord> {
     return this.call(G.shutdown, p, 15_000);

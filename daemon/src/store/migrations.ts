@@ -1,5 +1,6 @@
 import { ROLES_OAUTH_MIGRATION } from './roles-oauth-migration.js';
 import { EXTENSIONS_MIGRATION } from './extensions-migration.js';
+import { DESKTOP_MIGRATION } from './desktop-migration.js';
 import { TASKS_MIGRATION } from './tasks-migration.js';
 import { WORK_MIGRATION } from './work-migration.js';
 
@@ -151,8 +152,9 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
   },
   EXTENSIONS_MIGRATION,
   WORK_MIGRATION,
+  DESKTOP_MIGRATION,
   {
-    version: 8,
+    version: 9,
     name: 'sessions: last tool use (issue 18)',
     sql: `
       -- When a tool call last used the session (epoch ms; NULL = never since it was opened). Any

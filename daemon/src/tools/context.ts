@@ -1,6 +1,7 @@
 import type { CallContext } from '@holdfast/shared/control';
 import type { HomeLayout } from '@holdfast/shared/paths';
 import type { ConfigStore } from '../config-store.js';
+import type { DesktopService } from '../desktop/desktop-service.js';
 import type { ExecutionServices } from '../execution/services.js';
 import type { ExtensionServices } from '../extensions/services.js';
 import type { FileServices } from '../files/file-services.js';
@@ -23,6 +24,8 @@ export interface ToolServices {
   extensions: ExtensionServices;
   /** Work tracking: plans, progress, artifacts, activity (issue 11). */
   work: WorkServices;
+  /** Desktop devices and sessions: the desktop tools and screenshot_capture (issue 15). */
+  desktop: DesktopService;
   /** Free space under the state: writes are refused with DISK_FULL while the disk is full (issue 18). */
   disk: DiskSpace;
 }

@@ -5,6 +5,15 @@ import { diskFullError } from '../store/disk-space.js';
 import type { ProgressUpdate, ToolContext, ToolServices } from './context.js';
 import { failure, toCallResult, type ToolOutcome } from './envelope.js';
 import { artifactHandler } from './artifact/index.js';
+import { desktopActionHandler } from './desktop/action.js';
+import { desktopConnectHandler } from './desktop/connect.js';
+import { desktopDisconnectHandler } from './desktop/disconnect.js';
+import { desktopGetSessionHandler } from './desktop/get-session.js';
+import { desktopListDevicesHandler } from './desktop/list-devices.js';
+import { desktopOpenHandler } from './desktop/open.js';
+import { desktopScreenshotHandler } from './desktop/screenshot.js';
+import { desktopSelectDisplayHandler } from './desktop/select-display.js';
+import { desktopSetControlHandler } from './desktop/set-control.js';
 import { editHandler } from './edit/index.js';
 import { executeHandler } from './execute.js';
 import { mcpToolHandler } from './mcp-tool/index.js';
@@ -14,6 +23,7 @@ import { planHandler } from './plan/index.js';
 import { progressHandler } from './progress.js';
 import { readHandler } from './read/index.js';
 import { runtimeReadHandler } from './runtime-read.js';
+import { screenshotCaptureHandler } from './screenshot-capture.js';
 import { sessionHandler } from './session.js';
 import { skillToolHandler } from './skill-tool/index.js';
 import { workspaceHandler } from './workspace.js';
@@ -36,6 +46,16 @@ const HANDLERS: Record<string, Handler> = {
   progress: progressHandler,
   plan: planHandler,
   artifact: artifactHandler,
+  desktop_list_devices: desktopListDevicesHandler,
+  desktop_connect: desktopConnectHandler,
+  desktop_open: desktopOpenHandler,
+  desktop_get_session: desktopGetSessionHandler,
+  desktop_screenshot: desktopScreenshotHandler,
+  desktop_action: desktopActionHandler,
+  desktop_set_control: desktopSetControlHandler,
+  desktop_select_display: desktopSelectDisplayHandler,
+  desktop_disconnect: desktopDisconnectHandler,
+  screenshot_capture: screenshotCaptureHandler,
 };
 
 /**

@@ -1,6 +1,6 @@
 import { parseDocument } from 'yaml';
 import * as z from 'zod';
-import { SessionDefaults } from '../constants.js';
+import { DesktopLimits, SessionDefaults } from '../constants.js';
 
 /**
  * `config.yaml` (DESIGN §2): listen address, auth, workspaces, security policy, limits,
@@ -54,7 +54,7 @@ export const AuthConfig = z.object({
   oauth: OAuthConfig.prefault({}),
 });
 
-export const ToolProfileName = z.enum(['full', 'coding', 'read-only', 'terminal']);
+export const ToolProfileName = z.enum(['full', 'coding', 'read-only', 'terminal', 'desktop']);
 export type ToolProfileName = z.infer<typeof ToolProfileName>;
 
 export const ToolsConfig = z.object({
@@ -243,6 +243,27 @@ export type McpServerEntry = z.infer<typeof McpServerEntry>;
  * delivered plans (`plan_days`). Running tasks, whatever an undelivered plan cites as evidence and
  * the artifacts of live sessions are always kept. `sweep_interval_s` is how often a sweep runs.
  */
+/**
+ * `desktop` (issue 15; docs/desktop.md): the private display of a session (`virtual`), which X
+ * displays `screenshot_capture` may read, and the typing speed of `type_text`.
+ */
+export const DesktopConfig = z.object({
+  /** X displays (e.g. `:0`) `screenshot_capture` may capture; none by default. */
+  capture_displays: z.array(z.string().regex(/^:\d{1,4}(\.\d{1,2})?$/, 'an X display such as :0')).default([]),
+  virtual: z
+    .object({
+      width: z.number().int().min(64).max(8192).default(DesktopLimits.VIRTUAL_WIDTH_DEFAULT),
+      height: z.number().int().min(64).max(8192).default(DesktopLimits.VIRTUAL_HEIGHT_DEFAULT),
+      /** `auto`: Xtigervnc when installed, else Xvfb + x11vnc. */
+      server: z.enum(['auto', 'xtigervnc', 'xvfb']).default('auto'),
+      /** Window manager run on the private display (`''` for none). */
+      window_manager: z.string().default('openbox'),
+    })
+    .prefault({}),
+  /** Pause between two characters of `type_text`, ms. */
+  type_interval_ms: z.number().int().min(0).max(1000).default(DesktopLimits.TYPE_KEY_INTERVAL_MS),
+});
+
 export const RetentionConfig = z.object({
   task_days: z.number().min(0).default(30),
   event_days: z.number().min(0).default(30),
@@ -267,6 +288,7 @@ export const HoldfastConfig = z.object({
    * never stops the daemon (it is listed as `invalid`).
    */
   mcp_servers: z.record(z.string(), z.unknown()).default({}),
+  desktop: DesktopConfig.prefault({}),
 });
 export type HoldfastConfig = z.infer<typeof HoldfastConfig>;
 

@@ -140,6 +140,39 @@ export type ToolCallResult = z.infer<typeof ToolCallResult>;
 
 const Empty = z.object({}).strict();
 
+/** A device of the person's book as the CLI shows it (issue 15; never a password). */
+export const DeviceView = z.object({
+  alias: z.string(),
+  host: z.string(),
+  port: z.number(),
+  credential: z.string(),
+  authorization: z.enum(['view', 'control']),
+  auto_connect: z.boolean(),
+  paused: z.boolean(),
+  /** The agent connection holding the device, if any. */
+  desktop_session_id: z.string().nullable(),
+  remote_session_id: z.string().nullable(),
+  updated_at: z.number(),
+});
+export type DeviceView = z.infer<typeof DeviceView>;
+
+/** An open desktop session as the CLI lists it (issue 15). */
+export const DesktopSessionListing = z.object({
+  desktop_session_id: z.string(),
+  remote_session_id: z.string(),
+  principal: z.string(),
+  device: z.string(),
+  paused: z.boolean(),
+  created_at: z.number(),
+  state: z.string(),
+});
+
+/** A device alias: letters, digits, `.`, `_`, `-` (`virtual` is the private display, not a device). */
+export const DeviceAlias = z
+  .string()
+  .regex(/^[A-Za-z0-9._-]{1,64}$/, 'letters, digits, . _ - (at most 64)')
+  .refine((a) => a !== 'virtual', '"virtual" names the private display; pick another alias');
+
 /**
  * MCP resources the daemon serves (issue 5: execution task logs at
  * `holdfast://remote-sessions/{remote_session_id}/tasks/{execution_task_id}/logs`). The adapter
@@ -369,6 +402,47 @@ export const ControlMethods = {
       shadowed_by_config: z.boolean(),
       previously_approved: z.boolean(),
     }),
+  },
+  'desktop.device_add': {
+    params: z
+      .object({
+        alias: DeviceAlias,
+        host: z.string().min(1).max(255),
+        port: z.number().int().min(1).max(65535),
+        credential: z.union([z.enum(['keyring', 'none']), z.string().regex(/^env:[A-Za-z_][A-Za-z0-9_]*$/, 'keyring, none or env:VAR')]),
+        authorization: z.enum(['view', 'control']),
+        auto_connect: z.boolean().default(false),
+        /** Only with credential `keyring`: stored in the OS keyring, never on disk. */
+        password: z.string().min(1).max(1024).optional(),
+      })
+      .refine((p) => (p.credential === 'keyring') === (p.password !== undefined), 'a password is given exactly when credential is keyring'),
+    result: z.object({ device: DeviceView, replaced: z.boolean() }),
+  },
+  'desktop.device_list': { params: Empty, result: z.object({ devices: z.array(DeviceView) }) },
+  'desktop.device_remove': {
+    params: z.object({ alias: z.string().min(1).max(64) }),
+    result: z.object({ removed: z.boolean(), disconnected: z.string().nullable(), keyring: z.enum(['deleted', 'absent', 'unavailable', 'not_used']) }),
+  },
+  'desktop.list': { params: Empty, result: z.object({ sessions: z.array(DesktopSessionListing) }) },
+  'desktop.pause': {
+    params: z.object({ id: z.string().min(1).max(200) }),
+    result: z.object({ target: z.string(), desktop_session_id: z.string().nullable(), paused: z.boolean() }),
+  },
+  'desktop.resume': {
+    params: z.object({ id: z.string().min(1).max(200) }),
+    result: z.object({ target: z.string(), desktop_session_id: z.string().nullable(), paused: z.boolean() }),
+  },
+  'desktop.disconnect': {
+    params: z.object({ id: z.string().min(1).max(200) }),
+    result: z.object({ desktop_session_id: z.string(), remote_session_id: z.string(), device: z.string(), closed: z.boolean() }),
+  },
+  'desktop.view': {
+    params: z.object({ view_id: z.string().min(1).max(200) }),
+    result: z.object({ view_id: z.string(), remote_session_id: z.string(), principal: z.string(), workspace: z.string(), device: z.string().nullable(), state: z.string(), devices: z.array(DeviceView) }),
+  },
+  'desktop.pair': {
+    params: z.object({ view_id: z.string().min(1).max(200), device: z.string().min(1).max(64).optional(), close: z.boolean().default(false) }),
+    result: z.object({ view_id: z.string(), state: z.string(), desktop_session_id: z.string().nullable(), remote_session_id: z.string(), device: z.string().nullable() }),
   },
 
   'tool.call': {

@@ -25,6 +25,12 @@ export const G = {
   mcpStatus: 'g.mcp.status',
   mcpListTools: 'g.mcp.list_tools',
   mcpCallTool: 'g.mcp.call_tool',
+  /**
+   * Relay to the session's desktop driver (issue 15, DESIGN §5.1): {@link DesktopRelayParams} →
+   * the driver's answer (shared/protocol/desktop.ts). The guardian starts the driver on first use;
+   * `d.status` and `d.shutdown` never start it. Feature `desktop`.
+   */
+  desktop: 'g.desktop',
 } as const;
 
 /** Events a guardian emits to its connected daemon. */
@@ -38,7 +44,7 @@ export const GEvents = {
 } as const;
 
 /** Feature strings a guardian announces in its `welcome`. */
-export const GUARDIAN_FEATURES = ['read.wait', 'exec.awaiting_input', 'spawn.argv', 'snapshot.text', 'sandbox', 'upstream.mcp'] as const;
+export const GUARDIAN_FEATURES = ['read.wait', 'exec.awaiting_input', 'spawn.argv', 'snapshot.text', 'sandbox', 'upstream.mcp', 'desktop'] as const;
 
 /** Feature of guardians that host upstream MCP servers (`g.mcp.*`, issue 13). */
 export const UPSTREAM_MCP_FEATURE = 'upstream.mcp';
@@ -181,6 +187,8 @@ export interface GuardianStatus {
   daemonConnections: number;
   /** The confinement the shell and tasks run under (issue 17, feature `sandbox`); absent = none. */
   sandbox?: { mode: SandboxSpec['mode']; network: SandboxSpec['network'] };
+  /** The desktop driver child, when one runs (issue 15; absent from older guardians). */
+  desktopDriver?: { pid: number } | null;
 }
 
 // ---- params and results -------------------------------------------------------------------------
@@ -301,6 +309,12 @@ export interface StopParams {
 export interface ResizeParams {
   cols: number;
   rows: number;
+}
+
+/** `g.desktop`: one driver method `m` (`d.*`) with its params `p`, relayed as is. */
+export interface DesktopRelayParams {
+  m: string;
+  p: unknown;
 }
 
 /** `g.shutdown`: end everything (kill escalation, DESIGN §4.4), write exit.json, exit. */
@@ -457,6 +471,11 @@ export function isSandboxSpec(v: unknown): v is SandboxSpec {
     isStrArray(v.visible) &&
     isStrArray(v.readOnly)
   );
+}
+
+/** A `g.desktop` relay: `m` is a `d.*` driver method (issue 15). */
+export function isDesktopRelayParams(v: unknown): v is DesktopRelayParams {
+  return isObj(v) && isStr(v.m) && /^d\.[a-z_]{1,40}$/.test(v.m);
 }
 
 export function isGuardianSpec(v: unknown): v is GuardianSpec {

@@ -5,8 +5,10 @@
  */
 export * from './envelope.js';
 export * from './guardian.js';
+export * from './desktop.js';
 export * from './manifest.js';
 export * from './output-log.js';
 export * from '../errors.js';
 export * from '../constants.js';
 export * from '../proc.js';
+export { ID_PREFIXES, isId, newId, type IdKind } from '../ids.js';

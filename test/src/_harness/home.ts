@@ -198,6 +198,19 @@ export class TestHome {
     });
   }
 
+  /**
+   * A tmux server private to this home (its socket in the home, this home's environment):
+   * resolves with the command's stdout, rejects on a non-zero exit. Kill it with `kill-server`.
+   */
+  tmux(args: string[]): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const p = spawn('tmux', ['-S', join(this.home, 'tmux.sock'), ...args], { env: this.env() });
+      let out = '';
+      p.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+      p.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`tmux ${args.join(' ')} exited ${code}`))));
+    });
+  }
+
   /** Live processes started by this home (daemon, guardians, shells, their children). */
   processes(): { pid: number; cmd: string }[] {
     return processesWithEnv(this.envMarker);
@@ -232,19 +245,6 @@ export class TestHome {
     if (this.layout.runDirRelocated) rmSync(this.layout.runDir, { recursive: true, force: true });
     if (left.length > 0) throw new Error(`processes of ${this.home} were still alive after cleanup: ${left.map((p) => `${p.pid} ${p.cmd}`).join('; ')}`);
   }
-}
-
-/**
- * Runs `tmux -S <home>/tmux.sock …args` with the home's environment (a private tmux server per
- * test home; `kill-server` ends it). Resolves with stdout. @throws when tmux exits non-zero.
- */
-export function tmuxIn(home: TestHome, args: string[]): Promise<string> {
-  return new Promise((res, rej) => {
-    const p = spawn('tmux', ['-S', join(home.home, 'tmux.sock'), ...args], { env: home.env() });
-    let o = '';
-    p.stdout.on('data', (d: Buffer) => (o += d.toString()));
-    p.on('exit', (code) => (code === 0 ? res(o) : rej(new Error(`tmux ${args.join(' ')} exited ${code}`))));
-  });
 }
 
 /** Minimal YAML writer for test configs (objects, arrays, scalars). */

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { registerAttach } from './attach.js';
 import { registerDaemon } from './daemon.js';
+import { registerDesktop } from './desktop.js';
 import { registerDoctor } from './doctor.js';
 import { registerList } from './list.js';
 import { registerOAuth } from './oauth.js';
@@ -15,4 +16,4 @@ import { registerWorkspace } from './workspace.js';
 export type RegisterCommand = (program: Command) => void;
 
 /** Every subcommand, in the order `--help` lists them. */
-export const COMMANDS: RegisterCommand[] = [registerServe, registerList, registerAttach, registerObserve, registerSessionsAdmin, registerRestartDaemon, registerDoctor, registerWorkspace, registerOAuth, registerMcp, registerDaemon];
+export const COMMANDS: RegisterCommand[] = [registerServe, registerList, registerAttach, registerObserve, registerSessionsAdmin, registerRestartDaemon, registerDoctor, registerWorkspace, registerOAuth, registerMcp, registerDesktop, registerDaemon];

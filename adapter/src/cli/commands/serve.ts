@@ -104,7 +104,7 @@ export const registerServe: RegisterCommand = (program: Command) => {
     .option('--max-body-bytes <n>', 'largest request body (else 413)', positiveInt('--max-body-bytes'))
     .option('--max-inflight-body-bytes <n>', 'request-body bytes held at once, all requests together (else 503)', positiveInt('--max-inflight-body-bytes'))
     .option('--request-timeout-ms <n>', 'longest a request may take (else 408)', positiveInt('--request-timeout-ms'))
-    .addOption(new Option('--tool-profile <name>', 'tools offered: full, coding, read-only, terminal').choices(['full', 'coding', 'read-only', 'terminal']))
+    .addOption(new Option('--tool-profile <name>', 'tools offered: full, coding, read-only, terminal, desktop').choices(['full', 'coding', 'read-only', 'terminal', 'desktop']))
     .option('--allow-tool <name>', 'offer exactly these tools (repeatable; replaces the profile)', collect)
     .addOption(new Option('--session-affinity <mode>', 'how session(action=open) picks a session').choices(['workspace', 'conversation', 'thread']))
     .addOption(new Option('--auth <mode>', 'bearer (default), oauth, dual (bearer or oauth), or open (no token; loopback only, for testing)').choices(['bearer', 'oauth', 'dual', 'open']))

@@ -16,6 +16,16 @@ import { sessionTool } from './session.js';
 import { skillTool } from './skill-tool.js';
 import { withWorkTracking } from './work-tracking.js';
 import { workspaceTool } from './workspace.js';
+import { desktopActionTool } from './desktop-action.js';
+import { desktopConnectTool } from './desktop-connect.js';
+import { desktopDisconnectTool } from './desktop-disconnect.js';
+import { desktopGetSessionTool } from './desktop-get-session.js';
+import { desktopListDevicesTool } from './desktop-list-devices.js';
+import { desktopOpenTool } from './desktop-open.js';
+import { desktopScreenshotTool } from './desktop-screenshot.js';
+import { desktopSelectDisplayTool } from './desktop-select-display.js';
+import { desktopSetControlTool } from './desktop-set-control.js';
+import { screenshotCaptureTool } from './screenshot-capture.js';
 
 export * from './envelope.js';
 export * from './json-schema.js';
@@ -29,6 +39,31 @@ export * from './progress.js';
 export * from './artifact.js';
 export * from './work-tracking.js';
 export { executeTool, mcpTool, observeTool, runtimeReadTool, sessionTool, skillTool, workspaceTool };
+export {
+  desktopActionTool,
+  desktopConnectTool,
+  desktopDisconnectTool,
+  desktopGetSessionTool,
+  desktopListDevicesTool,
+  desktopOpenTool,
+  desktopScreenshotTool,
+  desktopSelectDisplayTool,
+  desktopSetControlTool,
+  screenshotCaptureTool,
+};
+
+/** The desktop tools (issue 15), in catalogue order. */
+export const DESKTOP_TOOLS: readonly ToolDef[] = [
+  desktopListDevicesTool,
+  desktopConnectTool,
+  desktopOpenTool,
+  desktopGetSessionTool,
+  desktopScreenshotTool,
+  desktopActionTool,
+  desktopSetControlTool,
+  desktopSelectDisplayTool,
+  desktopDisconnectTool,
+];
 
 /**
  * The tool catalogue (DESIGN §6.4): only tools that are served end to end are listed here.
@@ -38,6 +73,7 @@ export { executeTool, mcpTool, observeTool, runtimeReadTool, sessionTool, skillT
  */
 export const TOOLS: readonly ToolDef[] = [
   workspaceTool, sessionTool, readTool, editTool, moveOutTool, executeTool, observeTool, runtimeReadTool, progressTool, planTool, artifactTool, skillTool, mcpTool,
+  ...DESKTOP_TOOLS, screenshotCaptureTool,
 ].map(withWorkTracking);
 
 /** Every tool name DESIGN §6.4 reserves (a principal may name one before it is served). */
@@ -54,6 +90,8 @@ export const PROFILES: Readonly<Record<ToolProfileName, readonly string[]>> = {
   terminal: ['workspace', 'session', 'execute', 'observe'],
   coding: ['workspace', 'session', 'read', 'observe', 'runtime_read', 'environment_read', 'edit', 'execute', 'move_out', 'progress'],
   full: RESERVED_TOOL_NAMES,
+  // Issue 15: the desktop tools and `session` only.
+  desktop: ['session', ...DESKTOP_TOOLS.map((t) => t.name)],
 };
 
 /** Looks up a served tool by name. */
