@@ -66,8 +66,15 @@ interface Foreground {
   verifying?: number;
 }
 
-/** Longest pause between two checks that the shell sits at its prompt after an end marker, ms. */
+/**
+ * Pauses between checks that the shell sits at its prompt after an end marker, ms: doubling from
+ * 1 up to {@link PROMPT_CHECK_FAST_MAX_MS} (the shell reaches readline within milliseconds), and up
+ * to {@link PROMPT_CHECK_MAX_MS} once a check has waited {@link PROMPT_CHECK_SLOW_AFTER_MS} (a
+ * program holding the terminal after printing fake markers).
+ */
+const PROMPT_CHECK_FAST_MAX_MS = 8;
 const PROMPT_CHECK_MAX_MS = 50;
+const PROMPT_CHECK_SLOW_AFTER_MS = 1000;
 /** An end marker not confirmed for this long is logged once with the kernel's view, ms. */
 const PROMPT_UNCONFIRMED_LOG_MS = 2000;
 
@@ -318,7 +325,7 @@ export class CommandRunner {
         this.finish(fg, end.code, end.offset);
         return;
       }
-      pauseMs = Math.min(PROMPT_CHECK_MAX_MS, Math.max(1, pauseMs * 2));
+      pauseMs = Math.min(Date.now() - since < PROMPT_CHECK_SLOW_AFTER_MS ? PROMPT_CHECK_FAST_MAX_MS : PROMPT_CHECK_MAX_MS, Math.max(1, pauseMs * 2));
       setTimeout(() => check(false), pauseMs).unref();
     };
     check(false);

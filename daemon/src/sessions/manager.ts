@@ -69,6 +69,8 @@ export class SessionManager {
   private createChain: Promise<unknown> = Promise.resolve();
   /** Last tool use per session (epoch ms), ahead of what `sessions.last_tool_at` holds. */
   private readonly toolUse = new Map<string, number>();
+  /** When a (session, principal) use was last checked against the database and written. */
+  private readonly toolUseChecked = new Map<string, number>();
   /** Guardian starts in flight and waiting (`sessions.spawn`). */
   private readonly spawns = new SpawnQueue(
     () => this.cfg.spawn.concurrency,
@@ -416,6 +418,7 @@ export class SessionManager {
     this.entries.delete(id);
     this.cwds.delete(id);
     this.toolUse.delete(id);
+    for (const k of this.toolUseChecked.keys()) if (k.startsWith(`${id}\0`)) this.toolUseChecked.delete(k);
     rmSync(guardianPaths(this.layout, id).manifest, { force: true });
     const swept = await sweepSession(id);
     if (swept > 0) this.log.warn('swept leftover processes', { session: id, count: swept });
@@ -527,9 +530,17 @@ export class SessionManager {
    * or one that ended is left alone. Never throws (a full disk must not fail the call that used it).
    */
   noteToolUse(id: string, principal: string, now: number = Date.now()): void {
+    // The hot path of every tool call: a session checked and written a moment ago is only stamped.
+    const key = `${id}\0${principal}`;
+    const checked = this.toolUseChecked.get(key);
+    if (checked !== undefined && now - checked < TOOL_USE_PERSIST_MS) {
+      this.toolUse.set(id, now);
+      return;
+    }
     const row = this.sessions.get(id);
     if (!row || this.roleOf(row, principal) === null || (row.state !== 'running' && row.state !== 'starting')) return;
     this.toolUse.set(id, now);
+    this.toolUseChecked.set(key, now);
     if (row.last_tool_at !== null && now - row.last_tool_at < TOOL_USE_PERSIST_MS) return;
     try {
       this.sessions.update(id, { last_tool_at: now }, now);
