@@ -37,6 +37,31 @@ if (files.length === 0) {
 const concurrency = process.env.HOLDFAST_TEST_CONCURRENCY ?? '2';
 console.error(`holdfast tests: ${files.length} files, concurrency ${concurrency}, run ${runId}`);
 
+/**
+ * The tests' environment (issue 9, item 10): the caller's, minus what would make holdfast or the
+ * shells the tests start behave differently from a fresh machine — every `HOLDFAST_*` variable
+ * (a developer's `HOLDFAST_HOME` is not the tests' home; the runner's own `HOLDFAST_TEST_*` knobs
+ * stay), the variables that make bash run code or end itself (`BASH_ENV`, `ENV`, `TMOUT`,
+ * `PROMPT_COMMAND`, `CDPATH`, `GLOBIGNORE`, exported functions), the locale (tests that need one
+ * set it; holdfast picks a UTF-8 locale itself) and what `npm test` exports (`npm_config_cache`
+ * would send an `npm install` in a test's shell to the caller's ~/.npm). Tests build their own
+ * homes on top of this.
+ */
+function testEnvironment(env) {
+  const out = {};
+  for (const [k, v] of Object.entries(env)) {
+    if (v === undefined) continue;
+    if (k.startsWith('HOLDFAST_') && !k.startsWith('HOLDFAST_TEST_')) continue;
+    if (['BASH_ENV', 'ENV', 'TMOUT', 'PROMPT_COMMAND', 'CDPATH', 'GLOBIGNORE', 'LANG', 'LANGUAGE'].includes(k)) continue;
+    if (k.startsWith('LC_') || k.startsWith('BASH_FUNC_')) continue;
+    // `npm test` exports its own settings (npm_config_cache=~/.npm, …): a shell in a test's
+    // session must use the test's HOME, as it would under any other caller.
+    if (k.startsWith('npm_') || k === 'INIT_CWD') continue;
+    out[k] = v;
+  }
+  return out;
+}
+
 function leftovers() {
   const found = [];
   for (const pid of readdirSync('/proc')) {
@@ -58,7 +83,7 @@ function leftovers() {
 const child = spawn(process.execPath, ['--test', `--test-concurrency=${concurrency}`, '--test-timeout=240000', ...files.map((f) => relative(root, f))], {
   cwd: root,
   stdio: 'inherit',
-  env: { ...process.env, HOLDFAST_TEST_RUN: runId },
+  env: { ...testEnvironment(process.env), HOLDFAST_TEST_RUN: runId },
 });
 child.on('exit', async (code, signal) => {
   // Give processes that are already being killed a moment to disappear (poll, bounded).

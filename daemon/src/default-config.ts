@@ -9,6 +9,10 @@ export const DEFAULT_CONFIG_YAML = `# holdfast configuration (DESIGN §2). Writt
 # listen:            # holdfast serve --http
 #   bind: 127.0.0.1
 #   port: 8000
+#
+# shell:             # how session shells start (docs/sessions.md)
+#   locale: auto     # auto (environment, else your configured locale, else C.UTF-8) | inherit | a name
+#   rc_timeout_ms: 6000   # your rc files must reach a prompt within this, else they are skipped
 
 security:
   # The command policy (docs/command-policy.md). Every command execute runs is parsed with a real

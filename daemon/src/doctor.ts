@@ -11,6 +11,7 @@ import { isGuardianManifest, isProcessAlive, readJson, type GuardianManifest } f
 import type { SandboxPlanner } from './sandbox/planner.js';
 import { storeChecks, type StoreFacts } from './doctor-store.js';
 import type { Db } from './store/db.js';
+import type { EventsRepo } from './store/events-repo.js';
 import type { SessionsRepo } from './store/sessions-repo.js';
 import { guardianBundlePath } from './sessions/launcher.js';
 
@@ -29,7 +30,9 @@ function mode(path: string): string | null {
  * (issue 11, with `held`), DB rows against live guardians, orphan manifests, node-pty loading,
  * systemd KillMode, the sandbox (issue 17): the configured mode, whether bwrap and the Landlock
  * helper work here, and what `auto` would pick; and per workspace its skills and upstream MCP
- * servers with their states (issue 13). `extra` parts omitted: those checks are skipped.
+ * servers with their states (issue 13); and a warning naming the start-up files sessions had to
+ * skip in the last {@link RC_SKIPPED_WINDOW_DAYS} days (issue 9). `extra` parts omitted: those
+ * checks are skipped.
  */
 export async function runDoctor(
   layout: HomeLayout,
@@ -134,6 +137,7 @@ export async function runDoctor(
   const server = onPath('Xtigervnc') ? 'Xtigervnc' : onPath('Xvfb') && onPath('x11vnc') ? 'Xvfb + x11vnc' : null;
   const bus = process.env.DBUS_SESSION_BUS_ADDRESS ? 'a D-Bus session for the keyring' : 'no D-Bus session (device passwords need --credential env:VAR or none)';
   add('desktop', true, `${server ? `private display: ${server}` : 'no private display server (install tigervnc-standalone-server)'}; ${bus}`, { virtual_server: server, dbus: Boolean(process.env.DBUS_SESSION_BUS_ADDRESS) });
+  if (services) checks.push(rcFilesCheck(services.events));
 
   try {
     const out = execFileSync('systemctl', ['--user', 'show', '-p', 'KillMode', '--value', 'holdfastd.service'], { encoding: 'utf8', timeout: 5000, stdio: ['ignore', 'pipe', 'ignore'] }).trim();
@@ -142,6 +146,37 @@ export async function runDoctor(
     add('systemd', true, 'systemctl --user not available (not running under systemd)');
   }
   return checks;
+}
+
+/** How far back doctor looks for sessions that skipped the user's rc files, days. */
+export const RC_SKIPPED_WINDOW_DAYS = 7;
+
+/**
+ * `shell start-up`: a warning (not a failure) for every start-up file sessions had to skip
+ * recently — the file, why, when and how often — from the `session.rc_skipped` events (issue 9).
+ */
+function rcFilesCheck(events: EventsRepo): DoctorCheck {
+  const since = Date.now() - RC_SKIPPED_WINDOW_DAYS * 86_400_000;
+  const byFile = new Map<string, { file: string | null; detail: string; reason: string; last_at: number; sessions: Set<string> }>();
+  for (const e of events.ofKindSince('session.rc_skipped', since, 200)) {
+    const d = e.data ? (JSON.parse(e.data) as { file?: string | null; detail?: string; reason?: string }) : {};
+    const key = d.file ?? '(unknown file)';
+    const seen = byFile.get(key) ?? { file: d.file ?? null, detail: d.detail ?? '', reason: d.reason ?? '', last_at: e.at, sessions: new Set<string>() };
+    if (e.session_id) seen.sessions.add(e.session_id);
+    byFile.set(key, seen);
+  }
+  if (byFile.size === 0) return { name: 'shell start-up', ok: true, detail: `no session had to skip your rc files in the last ${RC_SKIPPED_WINDOW_DAYS} days` };
+  const files = [...byFile.values()];
+  const detail = files
+    .map((f) => `look at ${f.file ?? 'your shell start-up files'}: it ${f.detail} (${f.sessions.size} session${f.sessions.size === 1 ? '' : 's'}, last ${new Date(f.last_at).toISOString()}); sessions skipped it and run without ~/.bashrc`)
+    .join('; ');
+  return {
+    name: 'shell start-up',
+    ok: true,
+    warn: true,
+    detail,
+    data: { files: files.map((f) => ({ file: f.file, reason: f.reason, detail: f.detail, sessions: f.sessions.size, last_at: f.last_at })) },
+  };
 }
 
 /**

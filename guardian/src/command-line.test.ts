@@ -11,14 +11,25 @@ function bashValue(quoted: string): Buffer {
 
 describe('command line typing', () => {
   it('types plain commands literally and everything else through eval $\'…\'', () => {
+    const ev = (q: string): string => `__hf_c=${q}; eval "$__hf_c"`;
     assert.equal(commandLine('echo hi'), 'echo hi');
     assert.equal(commandLine('cd /tmp'), 'cd /tmp');
     assert.equal(commandLine('export X=1'), 'export X=1');
-    assert.equal(commandLine('echo "a'), `eval $'echo "a'`);
-    assert.equal(commandLine('for i in 1 2'), `eval $'for i in 1 2'`);
-    assert.equal(commandLine('a\nb'), `eval $'a\\nb'`);
-    assert.equal(commandLine("it's"), `eval $'it\\'s'`);
-    assert.equal(commandLine('echo 名'), `eval $'echo \\xe5\\x90\\x8d'`);
+    assert.equal(commandLine('echo "a'), ev(`$'echo "a'`));
+    assert.equal(commandLine('for i in 1 2'), ev(`$'for i in 1 2'`));
+    assert.equal(commandLine('a\nb'), ev(`$'a\\nb'`));
+    assert.equal(commandLine("it's"), ev(`$'it\\'s'`));
+    assert.equal(commandLine('echo 名'), ev(`$'echo \\xe5\\x90\\x8d'`));
+  });
+
+  it('keeps the command as sent for history when the daemon wraps it (issue 9, item 8)', () => {
+    assert.equal(commandLine("( cd '/w' && ls\n)", undefined, 'ls'), `__hf_c=$'ls'; eval $'( cd \\'/w\\' && ls\\n)'`);
+    const files: string[] = [];
+    const spill = (t: string): string => (files.push(t), `/s/${files.length}.sh`);
+    const long = `echo ${'x'.repeat(5000)}`;
+    assert.equal(commandLine(long, spill), `__hf_c="$(<$'/s/1.sh')"; eval "$__hf_c"`);
+    assert.equal(commandLine(`( cd /w && ${long}\n)`, spill, long), `__hf_c="$(<$'/s/3.sh')"; eval "$(<$'/s/2.sh')"`);
+    assert.deepEqual(files.slice(1), [`( cd /w && ${long}\n)`, long]);
   });
 
   it('produces printable ASCII only', () => {

@@ -8,12 +8,14 @@
  *
  * - a short line of plain, shell-inert characters (`echo hi`, `cd /tmp`, `export X=1`) whose first
  *   word is not a reserved word is typed as is, so a human watching sees the command itself;
- * - everything else is typed as `eval $'…'` with ANSI-C quoting: newlines, quotes, backslashes,
- *   control characters and every byte ≥ 0x80 are escaped, so the typed line is printable ASCII
- *   and complete — an unterminated quote becomes an `eval` syntax error (exit 2), not a hang;
+ * - everything else is typed as `__hf_c=$'…'; eval "$__hf_c"` with ANSI-C quoting: newlines,
+ *   quotes, backslashes, control characters and every byte ≥ 0x80 are escaped, so the typed line
+ *   is printable ASCII and complete — an unterminated quote becomes an `eval` syntax error
+ *   (exit 2), not a hang. The screen and bash's history show the command, not this line (issue 9,
+ *   item 8: the guardian rewrites the echo, the prompt rewrites the history entry);
  * - a command whose quoted form exceeds {@link CommandLimits.INLINE_EVAL_MAX_BYTES} (readline
- *   types ~5 ms/KB) is written to a 0600 file and typed as `eval "$(<'file')"`: the same `eval`
- *   semantics, a short line.
+ *   types ~5 ms/KB) is written to a 0600 file and typed as `__hf_c="$(<'file')"; eval "$__hf_c"`:
+ *   the same `eval` semantics, a short line.
  */
 import { CommandLimits } from './constants.js';
 
@@ -38,20 +40,27 @@ export function ansiCQuote(s: string): string {
 }
 
 /**
- * The line to type for `command` (without the final Enter). `spill` writes a long command to a
- * file and returns its path (see the file comment).
+ * The line to type for `command` (without the final Enter). `spill` writes a long text to a file
+ * and returns its path (see the file comment). `display` is the command as the agent sent it
+ * (issue 9, item 8: the daemon wraps a one-off cwd or env around it); it is what bash's history
+ * keeps: every line not typed literally assigns it to `__hf_c` first, and the prompt (see
+ * prompt-hygiene.ts) replaces the history entry of the typed line with it (`history -s`).
  */
-export function commandLine(command: string, spill?: (text: string) => string): string {
+export function commandLine(command: string, spill?: (text: string) => string, display: string = command): string {
   const trimmed = command.trim();
   const first = trimmed.split(' ')[0] ?? '';
-  if (trimmed.length > 0 && command.length <= CommandLimits.LITERAL_COMMAND_MAX_BYTES && INERT.test(command) && !RESERVED.has(first)) {
+  if (display === command && trimmed.length > 0 && command.length <= CommandLimits.LITERAL_COMMAND_MAX_BYTES && INERT.test(command) && !RESERVED.has(first)) {
     return command;
   }
+  const same = display === command;
   const quoted = ansiCQuote(command);
-  if (spill && quoted.length > CommandLimits.INLINE_EVAL_MAX_BYTES) {
-    return `eval "$(<${ansiCQuote(spill(command))})"`;
+  const shown = same ? '' : ansiCQuote(display);
+  if (spill && quoted.length + shown.length > CommandLimits.INLINE_EVAL_MAX_BYTES) {
+    const file = ansiCQuote(spill(command));
+    if (same) return `__hf_c="$(<${file})"; eval "$__hf_c"`;
+    return `__hf_c="$(<${ansiCQuote(spill(display))})"; eval "$(<${file})"`;
   }
-  return `eval ${quoted}`;
+  return same ? `__hf_c=${quoted}; eval "$__hf_c"` : `__hf_c=${shown}; eval ${quoted}`;
 }
 
 /**

@@ -11,6 +11,7 @@ import { killEscalate } from './process-killer.js';
 import { procLink, readProcStat } from '@holdfast/shared/protocol';
 import type { MarkerEvent, PtyHost } from './pty-host.js';
 import type { ScreenModel } from './screen-model.js';
+import type { TerminalSanity } from './terminal-sanity.js';
 
 /**
  * Foreground commands in the PTY (DESIGN §5): one at a time, exact boundaries from the shell
@@ -32,6 +33,13 @@ import type { ScreenModel } from './screen-model.js';
  * quiet for `quietMs` (counted from the later of the last output, the last input and the start
  * of the call) and the foreground reads the terminal — or waits in poll/select with a prompt-like
  * cursor line or a full-screen program on the alternate screen.
+ *
+ * `exec` takes the foreground at once and types the command as soon as the shell is at its
+ * prompt (issue 9, item 5): `waitMs` counts from the call's start, also on a new session whose
+ * shell is still loading the user's files — the answer may be the record still `queued` (not
+ * typed yet), which is typed later unless it is stopped. A call aborted (cancelled by the client,
+ * its connection gone, its deadline passed) before the command was typed ends it untyped: it
+ * never starts (`notStarted: 'cancelled'`, item 4).
  */
 export interface CommandRunnerDeps {
   host: PtyHost;
@@ -42,6 +50,8 @@ export interface CommandRunnerDeps {
   onDone: (rec: CommandRecord) => void;
   /** Folder for long commands typed as `eval "$(<file)"` (created 0700 on demand). */
   spillDir: string;
+  /** Asks the next prompt to restore the terminal modes (issue 9, item 7). */
+  sanity: TerminalSanity;
 }
 
 /** Cancellation and deadline of the request being served. */
@@ -53,10 +63,12 @@ export interface WaitContext {
 
 interface Foreground {
   rec: CommandRecord;
+  /** The line was typed into the shell. */
+  typed: boolean;
   /** The `C` marker was seen. */
   started: boolean;
-  /** File holding a long command (removed when it finishes). */
-  spillFile?: string;
+  /** Files holding a long command (removed when it finishes). */
+  spillFiles: string[];
   /**
    * The end the markers announced (`D`, or `A` without one), waiting for the shell's prompt to be
    * confirmed by the kernel (issue 18); a later `D` replaces it.
@@ -126,28 +138,64 @@ export class CommandRunner {
     return r ? copy(r) : null;
   }
 
-  /** `g.exec` (see the class comment). Refusals are values: already running, shell not ready/exited. */
+  /** `g.exec` (see the class comment). Refusals are values: already running, shell not ready/exited, cancelled. */
   async exec(p: ExecParams, ctx: WaitContext = {}): Promise<ExecResult> {
+    const callStart = Date.now();
     if (this.closed || (!this.d.host.alive && this.d.host.lastExit && !this.d.host.lastExit.expected)) {
       return { ok: false, reason: 'shell_exited', running: null };
     }
     if (this.fg) return { ok: false, reason: 'command_already_running', running: copy(this.fg.rec) };
+    if (ctx.signal?.aborted) return { ok: false, reason: 'cancelled', running: null };
     this.d.clock.instruction(true);
-    if (!this.d.host.ready) {
-      await this.until(() => this.d.host.ready || this.closed, Date.now() + ShellTimings.SHELL_READY_WAIT_MS, ctx);
-      if (this.closed) return { ok: false, reason: 'shell_exited', running: null };
-      if (!this.d.host.ready) return { ok: false, reason: 'shell_not_ready', running: null };
-    }
-    if (!this.atPrompt && !this.fg) {
-      await this.until(() => this.atPrompt || this.fg !== null || this.closed, Date.now() + ShellTimings.PROMPT_WAIT_MS, ctx);
-    }
-    if (this.closed) return { ok: false, reason: 'shell_exited', running: null };
-    const busy = this.foreground; // re-read: the waits above may have let another command start
-    if (busy) return { ok: false, reason: 'command_already_running', running: busy };
-    const rec: CommandRecord = { kind: 'command', id: p.id, command: p.command, state: 'running', startedAt: Date.now(), outputStart: this.d.log.end };
-    const fg: Foreground = { rec, started: false };
+    const display = p.display ?? p.command;
+    const rec: CommandRecord = { kind: 'command', id: p.id, command: display, state: 'running', startedAt: callStart, outputStart: this.d.log.end, queued: true };
+    const fg: Foreground = { rec, typed: false, started: false, spillFiles: [] };
     this.fg = fg;
     this.finished.delete(p.id);
+    const typing = this.typeWhenReady(fg, p.command, display);
+    const deadline = Math.min(callStart + p.waitMs, ctx.deadline ?? Infinity);
+    // Wait for the line to be typed, bounded by this call's own deadline (not the shell's start-up).
+    await this.until(() => fg.typed || this.fg !== fg || this.closed, deadline, ctx);
+    if (!fg.typed && this.fg === fg) {
+      if (ctx.signal?.aborted) {
+        this.finish(fg, null, this.d.log.end, 'cancelled');
+        return { ok: false, reason: 'cancelled', running: null };
+      }
+      return this.answer(fg);
+    }
+    if ((await typing) !== 'typed') {
+      // Ended before it was typed: stopped (an answer), or the shell never became ready (a refusal).
+      const r = this.get(p.id);
+      if (r?.notStarted === 'shell_not_ready' || r?.notStarted === 'shell_exited') return { ok: false, reason: r.notStarted, running: null };
+      return this.answer(fg, r);
+    }
+    // Until bash prints the start marker, outputStart is provisional (it would include the echo of
+    // the command line): even a zero-wait exec waits for the marker, bounded.
+    await this.until(() => fg.started || this.fg !== fg || this.closed, Date.now() + ShellTimings.START_MARKER_WAIT_MS, ctx);
+    if (!fg.started && this.fg === fg) this.d.host.releaseEcho();
+    const cmd = await this.waitRecord(p.id, Math.max(0, deadline - Date.now()), p.quietMs ?? CommandLimits.DEFAULT_QUIET_MS, ctx, callStart);
+    return this.answer(fg, cmd);
+  }
+
+  /** The `ok` answer of exec, with the shell notice the caller has not had yet. */
+  private answer(fg: Foreground, cmd?: CommandRecord | null): ExecResult {
+    const notice = this.d.host.takeNotice();
+    return { ok: true, cmd: cmd ?? copy(fg.rec), ...(notice !== null ? { notice } : {}) };
+  }
+
+  /**
+   * Types `command` for `fg` once the shell shows its prompt. Resolves `typed`, or `gone` when the
+   * record ended first (stopped, cancelled, shell gone) or the shell never became ready — then the
+   * record is finished untyped.
+   */
+  private async typeWhenReady(fg: Foreground, command: string, display: string): Promise<'typed' | 'gone'> {
+    const mine = (): boolean => this.fg === fg && !this.closed;
+    if (!this.d.host.ready) {
+      await this.until(() => this.d.host.ready || !mine(), Date.now() + this.d.host.startupBudgetMs, {});
+      if (mine() && !this.d.host.ready) this.finish(fg, null, this.d.log.end, this.d.host.alive ? 'shell_not_ready' : 'shell_exited');
+    }
+    if (mine() && !this.atPrompt) await this.until(() => this.atPrompt || !mine(), Date.now() + ShellTimings.PROMPT_WAIT_MS, {});
+    if (!mine()) return 'gone';
     // Ctrl-E Ctrl-U: clear whatever readline holds (a partial line typed at the prompt or left
     // over from input meant for the previous command) so it is never run with our command.
     const prefix = this.dirtyPrompt || this.typedAhead ? '\x05\x15' : '';
@@ -157,22 +205,29 @@ export class CommandRunner {
     this.lastInputAt = Date.now();
     let line: string;
     try {
-      line = commandLine(p.command, (text) => {
-        mkdirSync(this.d.spillDir, { recursive: true, mode: 0o700 });
-        fg.spillFile = join(this.d.spillDir, `${++this.spillCount}.sh`);
-        writeFileSync(fg.spillFile, text, { mode: 0o600 });
-        return fg.spillFile;
-      });
+      line = commandLine(
+        command,
+        (text) => {
+          mkdirSync(this.d.spillDir, { recursive: true, mode: 0o700 });
+          const file = join(this.d.spillDir, `${++this.spillCount}.sh`);
+          fg.spillFiles.push(file);
+          writeFileSync(file, text, { mode: 0o600 });
+          return file;
+        },
+        display,
+      );
     } catch (err) {
-      this.fg = null; // nothing was typed: the foreground is free again
-      throw new HoldfastError('INTERNAL', `cannot write the command file: ${(err as Error).message}`);
+      log(`cannot write the command file: ${(err as Error).message}`);
+      this.finish(fg, null, this.d.log.end, 'shell_not_ready');
+      return 'gone';
     }
-    this.d.host.write(`${prefix}${line}\r`);
-    // Until bash prints the start marker, outputStart is provisional (it would include the echo of
-    // the command line): even a zero-wait exec waits for the marker, bounded.
-    await this.until(() => fg.started || this.fg !== fg || this.closed, Date.now() + ShellTimings.START_MARKER_WAIT_MS, ctx);
-    const cmd = await this.waitRecord(p.id, p.waitMs, p.quietMs ?? CommandLimits.DEFAULT_QUIET_MS, ctx);
-    return { ok: true, cmd: cmd ?? copy(rec) };
+    fg.rec.outputStart = this.d.log.end;
+    fg.typed = true;
+    this.d.sanity.noteCommand(display);
+    delete fg.rec.queued;
+    this.d.host.typeLine(prefix, line, display);
+    this.notify();
+    return 'typed';
   }
 
   /** `g.wait` for a command id; null when the id is not a known command. */
@@ -189,25 +244,38 @@ export class CommandRunner {
     this.d.clock.instruction(true);
     this.lastInputAt = Date.now();
     if (this.atPrompt) this.dirtyPrompt = true;
-    else this.typedAhead = true;
+    else {
+      this.typedAhead = true;
+      this.d.sanity.request(); // a program is being used interactively
+    }
     if (this.fg) delete this.fg.rec.awaitingInput;
     this.d.host.write(data);
   }
 
   /**
    * `g.stop` for the foreground command: Ctrl-C, then kill escalation of the terminal's
-   * foreground process group (when it is not the shell itself). Returns the record after the
-   * attempt (still `running` if nothing could end it), or null when `id` is not a command.
+   * foreground process group (when it is not the shell itself). A command still queued (not typed)
+   * just never starts; with `ifQueued` only such a command is ended (issue 9, item 4). Returns the
+   * record after the attempt (still `running` if nothing could end it), or null when `id` is not a
+   * command.
    */
-  async stop(id: string): Promise<CommandRecord | null> {
+  async stop(id: string, ifQueued = false): Promise<CommandRecord | null> {
     const fg = this.fg;
     if (!fg || fg.rec.id !== id) return this.get(id);
+    if (!fg.typed) {
+      this.d.clock.instruction(false);
+      this.finish(fg, null, this.d.log.end, ifQueued ? 'cancelled' : 'stopped');
+      return this.get(id);
+    }
+    if (ifQueued) return this.get(id);
     this.d.clock.instruction(false);
+    this.d.sanity.request();
     this.d.host.write(KEY_SEQUENCES['Ctrl-C']!);
     const ended = (): boolean => this.fg !== fg;
     await this.until(ended, Date.now() + ShellTimings.CTRL_C_GRACE_MS, {});
     if (!ended() && !fg.started) {
       // Bash never started it (Ctrl-C discarded the line, or readline was in another mode).
+      this.d.host.releaseEcho();
       this.finish(fg, 130, this.d.log.end);
     }
     if (!ended()) {
@@ -258,11 +326,12 @@ export class CommandRunner {
         this.atPrompt = true;
         this.dirtyPrompt = false;
         this.promptEnd = m.offset;
+        this.d.sanity.done();
         if (fg?.pendingEnd) this.confirmEnd(fg, fg.verifying!);
         break;
       case 'C':
         this.atPrompt = false;
-        if (fg && !fg.started) {
+        if (fg && fg.typed && !fg.started) {
           fg.started = true;
           fg.rec.outputStart = m.offset;
         } else if (!fg) {
@@ -276,7 +345,8 @@ export class CommandRunner {
             startedAt: Date.now(),
             outputStart: m.offset,
           };
-          this.fg = { rec, started: true };
+          this.fg = { rec, typed: true, started: true, spillFiles: [] };
+          this.d.sanity.request(); // a person at the terminal: anything goes
         }
         break;
       case 'D':
@@ -331,19 +401,21 @@ export class CommandRunner {
     check(false);
   }
 
-  private finish(fg: Foreground, exitCode: number | null, outputEnd: number): void {
+  private finish(fg: Foreground, exitCode: number | null, outputEnd: number, notStarted?: CommandRecord['notStarted']): void {
     if (this.fg !== fg) return;
     this.fg = null;
     const rec = fg.rec;
     rec.state = 'exited';
     rec.endedAt = Date.now();
     if (exitCode !== null) rec.exitCode = exitCode;
-    rec.outputEnd = Math.max(outputEnd, rec.outputStart);
+    if (notStarted !== undefined) rec.notStarted = notStarted;
+    rec.outputEnd = notStarted !== undefined ? rec.outputStart : Math.max(outputEnd, rec.outputStart);
     delete rec.awaitingInput;
+    delete rec.queued;
     // Where the shell is now: the daemon judges the next command's relative paths against it.
     const cwd = procLink(this.d.host.pid, 'cwd');
     if (cwd !== null) rec.cwd = cwd;
-    if (fg.spillFile) rmSync(fg.spillFile, { force: true });
+    for (const f of fg.spillFiles) rmSync(f, { force: true });
     this.finished.set(rec.id, rec);
     while (this.finished.size > CommandLimits.FINISHED_RECORDS_KEPT) this.finished.delete(this.finished.keys().next().value!);
     this.d.onDone(copy(rec));
@@ -376,7 +448,7 @@ export class CommandRunner {
     while (!cond() && Date.now() < limit && !ctx.signal?.aborted) await this.nextChange(limit, ctx);
   }
 
-  private async waitRecord(id: string, waitMs: number, quietMs: number, ctx: WaitContext): Promise<CommandRecord | null> {
+  private async waitRecord(id: string, waitMs: number, quietMs: number, ctx: WaitContext, since = Date.now()): Promise<CommandRecord | null> {
     const start = Date.now();
     const deadline = Math.min(start + waitMs, ctx.deadline ?? Infinity);
     let nextProbeAt = 0;
@@ -384,13 +456,20 @@ export class CommandRunner {
       const fg = this.fg?.rec.id === id ? this.fg : null;
       if (!fg) return this.get(id);
       const now = Date.now();
+      if (!fg.typed) {
+        // Queued behind the shell's start-up: nothing can await input yet.
+        if (now >= deadline || ctx.signal?.aborted || this.closed) return copy(fg.rec);
+        await this.nextChange(deadline, ctx);
+        continue;
+      }
       if (now >= deadline || ctx.signal?.aborted || this.closed) return copy(fg.rec);
-      const quietSince = Math.max(this.d.clock.lastPtyActivityAt, this.lastInputAt, start);
+      const quietSince = Math.max(this.d.clock.lastPtyActivityAt, this.lastInputAt, since);
       nextProbeAt = Math.max(nextProbeAt, quietSince + quietMs);
       if (now >= nextProbeAt) {
         if (await this.awaitingInput()) {
           if (this.fg === fg && Math.max(this.d.clock.lastPtyActivityAt, this.lastInputAt) <= quietSince) {
             fg.rec.awaitingInput = true;
+            this.d.sanity.request(); // an interactive program: it may change the terminal modes
             return copy(fg.rec);
           }
         }

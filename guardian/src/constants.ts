@@ -6,8 +6,12 @@
 
 /** Shell start-up and prompt handling (DESIGN §5). */
 export const ShellTimings = {
-  /** No first prompt within this after spawning with the user's rc files → respawn with `--norc`, ms. */
+  /** No first prompt within this after spawning with the user's rc files → restart with a fallback, ms (default of `shell.rc_timeout_ms`). */
   RC_PROMPT_TIMEOUT_MS: 6000,
+  /** While the rc files load, how often the guardian looks for a prompt waiting for input or a replaced shell, ms. */
+  RC_WATCH_INTERVAL_MS: 200,
+  /** An rc file blocked reading the terminal with no output for this long is waiting for a person, ms. */
+  RC_INPUT_QUIET_MS: 1200,
   /** `g.exec` on a shell that has not shown its first prompt waits at most this, ms. */
   SHELL_READY_WAIT_MS: 15000,
   /** After a command ended, `g.exec` waits at most this for the next prompt before typing, ms. */

@@ -1,7 +1,7 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import type { DisplayEnvEvent } from '@holdfast/shared/protocol';
 import { log } from './log.js';
-import { shQuote } from './shell-integration.js';
+import { shQuote } from './rc-files.js';
 
 const VARS = ['DISPLAY', 'XAUTHORITY'] as const;
 

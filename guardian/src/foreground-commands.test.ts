@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { G, type CommandRecord, type ExecResult, type GuardianStatus, type ReadResult, type SnapshotResult } from '@holdfast/shared/protocol';
 import type { RpcPeer } from '@holdfast/shared/wire';
-import { exec, outputOf, readAll, run, startGuardian, until, type StartedGuardian } from './spawn-harness.js';
+import { endGuardian, exec, outputOf, readAll, run, startGuardian, until, type StartedGuardian } from './spawn-harness.js';
 
 describe('foreground commands', () => {
   let g: StartedGuardian;
@@ -22,15 +22,7 @@ describe('foreground commands', () => {
     peer.on('event', (ev, d) => events.push([ev, d]));
   });
 
-  after(async () => {
-    try {
-      await peer.request(G.shutdown, { reason: 'closed' }).catch(() => undefined);
-      await g.waitGone();
-      assert.deepEqual(g.leftovers(), [], 'no process of this guardian is left');
-    } finally {
-      await g.cleanup();
-    }
-  });
+  after(() => endGuardian(g, peer));
 
   it('echo hi returns exactly its output and exit 0', async () => {
     const rec = await run(peer, 'c_echo', 'echo hi');
@@ -131,6 +123,25 @@ describe('foreground commands', () => {
     const done = await peer.request<CommandRecord>(G.wait, { id: 'c_cat', waitMs: 5000 });
     assert.equal(done.exitCode, 0);
     assert.equal(await outputOf(peer, done), 'line\r\nline\r\n');
+  });
+
+  it('sees a password prompt read through /dev/tty (python getpass), with echo off', async () => {
+    const r = await exec(peer, 'c_getpass', `python3 -c "import getpass; print('got', getpass.getpass('Password: '))"`, 20000, 400);
+    assert.ok(r.ok && r.cmd.awaitingInput === true, JSON.stringify(r));
+    await peer.request(G.input, { text: 'hunter2', keys: ['Enter'] });
+    const done = await peer.request<CommandRecord>(G.wait, { id: 'c_getpass', waitMs: 5000 });
+    assert.equal(done.exitCode, 0);
+    assert.equal(await outputOf(peer, done), 'Password: \r\ngot hunter2\r\n');
+  });
+
+  it('sees any member of the foreground group blocked on /dev/tty, with no prompt on screen', async () => {
+    // The reader is a pipeline member two levels down, on a descriptor it opened by that name.
+    const r = await exec(peer, 'c_devtty', `bash -c 'read -r -u 3 x 3</dev/tty; echo "[$x]"' | tr a-z A-Z`, 20000, 400);
+    assert.ok(r.ok && r.cmd.awaitingInput === true, JSON.stringify(r));
+    await peer.request(G.input, { text: 'quiet', keys: ['Enter'] });
+    const done = await peer.request<CommandRecord>(G.wait, { id: 'c_devtty', waitMs: 5000 });
+    assert.equal(done.exitCode, 0);
+    assert.ok((await outputOf(peer, done)).endsWith('[QUIET]\r\n'));
   });
 
   it('sees a full-screen program waiting in select() on the alternate screen', async () => {

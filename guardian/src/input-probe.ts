@@ -5,11 +5,17 @@ import { listProcesses, procLink, readProcStat } from '@holdfast/shared/protocol
  * Is the foreground of the terminal waiting for terminal input? (DESIGN §5 "awaiting input")
  *
  * Kernel evidence: the terminal's foreground process group is `tpgid` of the shell
- * (`/proc/<shell>/stat` field 8); for each member, `/proc/<pid>/syscall` tells whether it is
- * blocked in `read` on a descriptor that is our PTY slave (or, without that file, `wchan` is
- * `n_tty_read`/`wait_woken`). A member blocked in poll/select/epoll may be waiting for the
- * terminal too (readline-style programs): that is reported separately, and the caller combines
- * it with a prompt-looking screen line ({@link looksLikePrompt}).
+ * (`/proc/<shell>/stat` field 8); for each member — every process of that group, whatever it is
+ * (a child of a pipeline, a program a script started) — `/proc/<pid>/syscall` tells whether it
+ * is blocked in `read` on a descriptor that is the terminal, by whichever name it was opened
+ * (issue 9, item 6): our PTY slave (`/dev/pts/N`, also reached through `/proc/self/fd/0` or
+ * `/dev/stdin`) or `/dev/tty`, the process's controlling terminal — which is how `getpass`,
+ * `sudo`, `ssh` and `su` ask for passwords. Where that file cannot be read (another user's or a
+ * set-uid process such as `su`), `wchan` is used (`n_tty_read`/`wait_woken`); where neither can
+ * be read the probe says `unknown` and the caller looks at the screen. A member blocked in
+ * poll/select/epoll may be waiting for the terminal too (readline-style programs): that is
+ * reported separately, and the caller combines it with a prompt-looking screen line
+ * ({@link looksLikePrompt}).
  */
 export interface TtyProbe {
   /** A foreground member is blocked reading the terminal. */
@@ -57,7 +63,8 @@ export function probeForeground(shellPid: number, ptsPath: string | null): TtyPr
       if (reads.includes(nr)) {
         const fd = Number.parseInt(parts[1] ?? '', 16);
         const target = Number.isFinite(fd) ? procLink(pid, `fd/${fd}`) : null;
-        if (target !== null && (ptsPath === null || target === ptsPath)) result.readingTty = true;
+        if (target !== null && isTerminal(target, ptsPath)) result.readingTty = true;
+        else if (target === null) result.unknown = true;
       } else if (polls.includes(nr)) {
         result.polling = true;
       }
@@ -107,6 +114,15 @@ export function shellPromptEvidence(shellPid: number, ptsPath: string | null): P
     return target !== null && (ptsPath === null || target === ptsPath) ? 'at_prompt' : 'busy';
   }
   return 'busy';
+}
+
+/**
+ * Is `target` (what `/proc/<pid>/fd/<n>` links to) the session's terminal? `/dev/tty` always is
+ * for a member of the terminal's foreground group: it names the process's controlling terminal.
+ */
+function isTerminal(target: string, ptsPath: string | null): boolean {
+  if (target === '/dev/tty') return true;
+  return ptsPath === null ? target.startsWith('/dev/pts/') : target === ptsPath;
 }
 
 /**

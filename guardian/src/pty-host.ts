@@ -1,13 +1,16 @@
 import { EventEmitter } from 'node:events';
-import { accessSync, constants as fsConstants, existsSync, statSync } from 'node:fs';
+import { accessSync, constants as fsConstants, existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import pty from 'node-pty';
-import type { SegmentLog } from '@holdfast/shared/protocol';
+import { describeRcSkipped, isLive, listProcesses, procLink, type RcSkipped, type SegmentLog, type ShellRestart } from '@holdfast/shared/protocol';
 import type { Clock } from './clock.js';
 import { ShellTimings } from './constants.js';
+import { EchoRewriter } from './echo-rewrite.js';
+import { probeForeground } from './input-probe.js';
 import { log } from './log.js';
 import { MarkerParser, type MarkerKind } from './marker-parser.js';
 import { killEscalate, type KillTargets } from './process-killer.js';
+import { INTERACTIVE_RC_FILES, readProgress, resetProgress, writeLoginFile } from './rc-files.js';
 import { innermostPid, type Launch } from './sandbox-launch.js';
 import { removeIntegrationFiles, supportsIntegration, type IntegrationFiles } from './shell-integration.js';
 
@@ -16,9 +19,18 @@ import { removeIntegrationFiles, supportsIntegration, type IntegrationFiles } fr
  * (`encoding: null`).
  *
  * - Spawns `bash --noprofile --rcfile rc.sh -i` (the user's login + interactive files, then our
- *   integration); when no first prompt appears within {@link ShellTimings.RC_PROMPT_TIMEOUT_MS}
- *   or the shell dies before its first prompt, it ends that shell's terminal session and falls
- *   back to `--rcfile integration.sh` (the `--norc` fallback, integration only).
+ *   integration, rc-files.ts). While it has not shown its first prompt the guardian watches it
+ *   (issue 9, item 1): no prompt within `rcTimeoutMs` (default
+ *   {@link ShellTimings.RC_PROMPT_TIMEOUT_MS}), a start-up file blocked reading the terminal
+ *   with nothing printed for {@link ShellTimings.RC_INPUT_QUIET_MS} (`read -p`, a passphrase
+ *   prompt), the shell replaced by another program (`exec /bin/sh -i`, `exec tmux`) or ended
+ *   (`exit`) — then it ends that shell's terminal session, notes which file was running
+ *   (`rc-progress`) and why ({@link RcSkipped}), and starts the fallback: `login.sh`, the login
+ *   files without the interactive rc files and without that file. If the fallback fails the same
+ *   way, the last resort is `--rcfile integration.sh` (nothing of the user's).
+ * - {@link restart} starts a fresh shell by itself (idle logout, issue 9 item 3) in the mode that
+ *   last worked; its start-up output does not count as activity (the TTL clock).
+ * - Lines the guardian types can be shown as the command the agent sent (echo-rewrite.ts).
  * - Every byte read goes through the marker parser: the CLEAN stream is appended to the PTY log
  *   (all offsets are offsets in the clean stream); markers are emitted with the log offset at
  *   which they sat, tagged with the shell generation that printed them.
@@ -45,6 +57,8 @@ export interface ShellExit {
 }
 
 export interface PtyHostOptions {
+  /** No first prompt with the user's files within this → fallback, ms (default {@link ShellTimings.RC_PROMPT_TIMEOUT_MS}). */
+  rcTimeoutMs?: number;
   cwd: string;
   cols: number;
   rows: number;
@@ -61,7 +75,8 @@ export interface PtyHostOptions {
   wrap?: (file: string, args: string[], cwd: string) => Launch;
 }
 
-type Mode = 'rc' | 'norc' | 'plain';
+/** `rc`: the user's files; `login`: the fallback without interactive rc files; `bare`: integration only; `plain`: not bash. */
+type Mode = 'rc' | 'login' | 'bare' | 'plain';
 
 interface Instance {
   pty: pty.IPty;
@@ -77,6 +92,20 @@ interface Instance {
   /** Set when the guardian itself ends this shell. */
   expected: boolean;
   exited: Promise<ShellExit>;
+  /** The shell's argument vector (to see an `exec` that kept the binary). */
+  argv: string[];
+  /** Programs the shell's process runs before it is the shell: node-pty's fork, the sandbox launcher. */
+  before: (string | null)[];
+  spawnedAt: number;
+  /** Log offset when it was spawned (its start-up output begins here). */
+  logStart: number;
+  /** Start-up watch (until the first prompt). */
+  watch: NodeJS.Timeout | null;
+  deadline: NodeJS.Timeout | null;
+  /** Being ended for a fallback. */
+  givingUp: boolean;
+  /** Output does not count as activity until its prompt is complete (a restart nobody asked for). */
+  quietStart: boolean;
 }
 
 const SIGNAL_NAMES: Record<number, string> = { 1: 'SIGHUP', 2: 'SIGINT', 3: 'SIGQUIT', 6: 'SIGABRT', 9: 'SIGKILL', 13: 'SIGPIPE', 15: 'SIGTERM' };
@@ -99,11 +128,18 @@ export function findShell(envPath: string | undefined, fallback: string | undefi
 export class PtyHost extends EventEmitter<{ marker: [MarkerEvent]; output: []; ready: [number]; spawned: [number]; exit: [ShellExit] }> {
   private inst: Instance | null = null;
   private gen = 0;
-  private rcTimer: NodeJS.Timeout | null = null;
   private cols: number;
   private rows: number;
-  private usedFallback = false;
+  private skipped: RcSkipped | null = null;
+  private restartInfo: ShellRestart | null = null;
+  /** Mode the current generation's shell ended up in (a restart starts there). */
+  private settledMode: Mode | null = null;
+  /** One sentence the next command's result carries (rc files skipped, shell restarted). */
+  private notice: string | null = null;
   private lastExitInfo: ShellExit | null = null;
+  private readonly echo = new EchoRewriter();
+  private readonly shellExe: string | null;
+  private readonly nodeExe: string | null;
   /** No shell is started any more (the guardian is ending). */
   private final = false;
   private resetting: Promise<void> | null = null;
@@ -112,6 +148,8 @@ export class PtyHost extends EventEmitter<{ marker: [MarkerEvent]; output: []; r
     super();
     this.cols = opts.cols;
     this.rows = opts.rows;
+    this.shellExe = realpathOrNull(opts.shellPath);
+    this.nodeExe = realpathOrNull(process.execPath);
   }
 
   /** Shell generation: 1 for the first shell, +1 on every reset. */
@@ -143,7 +181,33 @@ export class PtyHost extends EventEmitter<{ marker: [MarkerEvent]; output: []; r
 
   /** The current shell runs without the user's rc files (they never reached a prompt). */
   get rcFallback(): boolean {
-    return this.usedFallback;
+    return this.skipped !== null;
+  }
+
+  /** Why the user's rc files were skipped, or null. */
+  get rcSkipped(): RcSkipped | null {
+    return this.skipped;
+  }
+
+  /** The last restart the guardian made by itself, or null. */
+  get restarted(): ShellRestart | null {
+    return this.restartInfo;
+  }
+
+  /**
+   * How long a command may wait for the shell's first prompt, ms: the start-up files' timeout
+   * twice (the user's files, then the fallback) plus slack, at least
+   * {@link ShellTimings.SHELL_READY_WAIT_MS}.
+   */
+  get startupBudgetMs(): number {
+    return Math.max(ShellTimings.SHELL_READY_WAIT_MS, 2 * (this.opts.rcTimeoutMs ?? ShellTimings.RC_PROMPT_TIMEOUT_MS) + 5000);
+  }
+
+  /** The pending notice for the next command's result (taken once), or null. */
+  takeNotice(): string | null {
+    const n = this.notice;
+    this.notice = null;
+    return n;
   }
 
   /** How the last shell ended (null while the first one runs). */
@@ -166,6 +230,43 @@ export class PtyHost extends EventEmitter<{ marker: [MarkerEvent]; output: []; r
   start(): void {
     this.gen = 1;
     this.spawnShell(supportsIntegration(this.opts.shellPath) ? 'rc' : 'plain');
+  }
+
+  /**
+   * Starts a fresh shell (generation + 1) after the current one ended by itself, in the mode that
+   * worked last, and records why (issue 9, item 3). Its start-up output is not activity.
+   */
+  restart(info: ShellRestart): void {
+    if (this.final || this.alive) return;
+    this.restartInfo = info;
+    this.notice = info.detail;
+    this.gen += 1;
+    this.spawnShell(this.settledMode ?? (supportsIntegration(this.opts.shellPath) ? 'rc' : 'plain'), { quietStart: true });
+  }
+
+  /**
+   * Types a line for a command (`prefix` first: keys that clear readline's line); its echo is
+   * shown as `display` (see echo-rewrite.ts) when that differs from the line and nothing had to
+   * be cleared first.
+   */
+  typeLine(prefix: string, line: string, display: string): void {
+    const i = this.inst;
+    if (!i || !i.alive) return;
+    // With a prefix readline first redraws the line it clears; that redraw is not ours to replace.
+    if (display !== line && prefix === '') {
+      const before = this.echo.expect(display);
+      if (before) this.opts.log.append(before);
+    }
+    this.write(`${prefix}${line}\r`);
+  }
+
+  /** Stops rewriting the echo of the last typed line (its start marker did not come); held bytes go to the log. */
+  releaseEcho(): void {
+    const held = this.echo.release();
+    if (held) {
+      this.opts.log.append(held);
+      this.emit('output');
+    }
   }
 
   /** Writes input to the PTY (no-op when the shell is gone). */
@@ -198,7 +299,7 @@ export class PtyHost extends EventEmitter<{ marker: [MarkerEvent]; output: []; r
    */
   async endSession(opts: { final?: boolean; also?: KillTargets } = {}): Promise<ShellExit | null> {
     const i = this.inst;
-    this.clearRcTimer();
+    if (i) stopWatch(i);
     if (opts.final) this.final = true;
     if (i) i.expected = true;
     const sessions = [...(i ? [i.pid] : []), ...(opts.also?.sessions ?? [])];
@@ -217,7 +318,10 @@ export class PtyHost extends EventEmitter<{ marker: [MarkerEvent]; output: []; r
       try {
         await this.endSession();
         this.gen += 1;
-        this.usedFallback = false;
+        this.skipped = null;
+        this.restartInfo = null;
+        this.notice = null;
+        this.settledMode = null;
         this.spawnShell(supportsIntegration(this.opts.shellPath) ? 'rc' : 'plain');
       } finally {
         this.resetting = null;
@@ -226,15 +330,15 @@ export class PtyHost extends EventEmitter<{ marker: [MarkerEvent]; output: []; r
     return this.resetting;
   }
 
-  private spawnShell(mode: Mode): void {
+  private spawnShell(mode: Mode, o2: { quietStart?: boolean; loginFile?: string } = {}): void {
     if (this.final) return;
     const o = this.opts;
-    const args =
-      mode === 'rc'
-        ? ['--noprofile', '--rcfile', o.files.rcFile, '-i']
-        : mode === 'norc'
-          ? ['--noprofile', '--rcfile', o.files.integrationFile, '-i']
-          : ['-i'];
+    let rcfile: string | null = null;
+    if (mode === 'rc') rcfile = o.files.rcFile;
+    else if (mode === 'login') rcfile = o2.loginFile ?? join(o.files.dir, 'login.sh');
+    else if (mode === 'bare') rcfile = o.files.integrationFile;
+    const args = rcfile ? ['--noprofile', '--rcfile', rcfile, '-i'] : ['-i'];
+    if (mode === 'rc' || mode === 'login') resetProgress(o.files);
     let cwd = o.cwd;
     if (!existsSync(cwd)) {
       log(`cwd ${cwd} does not exist; starting the shell in ${o.env.HOME ?? '/'}`);
@@ -242,8 +346,10 @@ export class PtyHost extends EventEmitter<{ marker: [MarkerEvent]; output: []; r
     }
     if (mode !== 'plain') o.writeFiles?.();
     let p: pty.IPty;
+    let launcher: string | null = null;
     try {
       const run = o.wrap ? o.wrap(o.shellPath, args, cwd) : { file: o.shellPath, args };
+      launcher = run.file === o.shellPath ? null : realpathOrNull(run.file);
       p = pty.spawn(run.file, run.args, { name: o.env.TERM ?? 'xterm-256color', cols: this.cols, rows: this.rows, cwd, env: o.env, encoding: null });
     } catch (err) {
       // node-pty reports exec failures as exit code 1; a throw means no PTY could be made at all.
@@ -265,8 +371,17 @@ export class PtyHost extends EventEmitter<{ marker: [MarkerEvent]; output: []; r
       alive: true,
       expected: false,
       exited: new Promise<ShellExit>((r) => (resolveExit = r)),
+      argv: [o.shellPath, ...args],
+      before: [this.nodeExe, launcher],
+      spawnedAt: Date.now(),
+      logStart: o.log.end,
+      watch: null,
+      deadline: null,
+      givingUp: false,
+      quietStart: o2.quietStart === true,
     };
     this.inst = inst;
+    this.releaseEcho();
     log(`shell ${o.shellPath} pid ${p.pid} generation ${this.gen} mode ${mode} started in ${cwd}`);
     this.emit('spawned', p.pid);
     p.onData((chunk) => this.onData(inst, chunk as unknown as Buffer));
@@ -274,34 +389,88 @@ export class PtyHost extends EventEmitter<{ marker: [MarkerEvent]; output: []; r
       const rest = inst.parser.flush();
       if (rest.length > 0) this.appendClean(rest);
       inst.alive = false;
+      stopWatch(inst);
       const sig = signal ? (SIGNAL_NAMES[signal] ?? `SIG${signal}`) : null;
       const info: ShellExit = { generation: inst.generation, pid: inst.pid, exitCode: sig ? null : exitCode, signal: sig, expected: inst.expected };
       resolveExit(info);
       this.onExit(inst, info);
     });
-    if (mode === 'rc') {
-      this.clearRcTimer();
-      this.rcTimer = setTimeout(() => {
-        this.rcTimer = null;
-        if (this.inst === inst && !inst.ready && inst.alive) {
-          log(`no prompt within ${ShellTimings.RC_PROMPT_TIMEOUT_MS} ms with the user's rc files: falling back to --norc`);
-          void this.fallBack(inst);
-        }
-      }, ShellTimings.RC_PROMPT_TIMEOUT_MS);
+    if (mode === 'rc' || mode === 'login') {
+      const timeoutMs = o.rcTimeoutMs ?? ShellTimings.RC_PROMPT_TIMEOUT_MS;
+      inst.deadline = setTimeout(() => void this.giveUp(inst, 'timeout', `did not reach a prompt within ${formatSeconds(timeoutMs)}${stillRunning(inst.pid, this.pid)}`), timeoutMs);
+      inst.watch = setInterval(() => this.watchStartup(inst), ShellTimings.RC_WATCH_INTERVAL_MS);
     }
   }
 
-  private async fallBack(inst: Instance): Promise<void> {
-    inst.expected = true;
-    this.usedFallback = true;
-    await killEscalate({ sessions: [inst.pid] });
-    await Promise.race([inst.exited, new Promise((r) => setTimeout(r, 3000).unref())]);
-    if (this.inst === inst) this.spawnShell('norc');
+  /**
+   * While the start-up files load: a prompt waiting for input, or the shell replaced by another
+   * program — the shell's process (inside a sandbox, the innermost one) running another binary
+   * than the shell or the shell with other arguments (an `exec`). What runs before the shell
+   * (node-pty's fork of the guardian, the sandbox launcher) is not judged.
+   */
+  private watchStartup(inst: Instance): void {
+    if (this.inst !== inst || inst.ready || !inst.alive || inst.givingUp) return;
+    const pid = this.pid;
+    const exe = procLink(pid, 'exe');
+    if (exe !== null && !exe.endsWith(' (deleted)') && !inst.before.includes(exe)) {
+      const argv = readCmdline(pid);
+      if (exe !== this.shellExe || (argv !== null && argv.join('\0') !== inst.argv.join('\0'))) {
+        void this.giveUp(inst, 'replaced', `replaced the shell with "${(argv ?? [exe]).join(' ').slice(0, 120)}"`);
+        return;
+      }
+    }
+    const quietSince = Math.max(this.opts.clock.lastPtyActivityAt, inst.spawnedAt);
+    if (Date.now() - quietSince < ShellTimings.RC_INPUT_QUIET_MS) return;
+    if (!probeForeground(pid, this.ptsPath).readingTty) return;
+    const prompt = this.lastLine(inst);
+    void this.giveUp(inst, 'input', prompt ? `waited for input at "${prompt}"` : 'waited for terminal input');
   }
 
-  private clearRcTimer(): void {
-    if (this.rcTimer) clearTimeout(this.rcTimer);
-    this.rcTimer = null;
+  /** The last non-empty line the shell printed since it started (escape sequences removed), capped. */
+  private lastLine(inst: Instance): string {
+    const end = this.opts.log.end;
+    const from = Math.max(inst.logStart, end - 4096);
+    const text = this.opts.log
+      .read(from, end - from)
+      .data.toString('utf8')
+      .replace(/\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)/g, '')
+      .replace(/\x1b\[[0-?]*[ -/]*[@-~]/g, '')
+      .replace(/\x1b[@-_]/g, '');
+    const lines = text
+      .split(/\r?\n|\r/)
+      .map((l) => l.replace(/[\x00-\x1f\x7f]/g, '').trimEnd())
+      .filter((l) => l.length > 0);
+    return (lines[lines.length - 1] ?? '').slice(-80);
+  }
+
+  /**
+   * The start-up files of `inst` failed: record why and which file, end its terminal session and
+   * start the next fallback (`rc` → `login` → `bare`).
+   */
+  private async giveUp(inst: Instance, reason: RcSkipped['reason'], detail: string): Promise<void> {
+    if (inst.givingUp || this.final) return;
+    inst.givingUp = true;
+    stopWatch(inst);
+    const file = readProgress(this.opts.files);
+    const next: Mode = inst.mode === 'rc' ? 'login' : 'bare';
+    const loaded: RcSkipped['loaded'] = next === 'login' ? 'login' : 'none';
+    if (this.skipped === null || inst.mode === 'rc') {
+      this.skipped = { reason, file, detail, loaded };
+    } else {
+      this.skipped = { ...this.skipped, loaded, detail: `${this.skipped.detail}; without them ${file ?? 'the login files'} ${detail} too` };
+    }
+    log(`start-up files (${inst.mode}) failed: ${file ?? '?'} ${detail}; falling back to ${next}`);
+    inst.expected = true;
+    await killEscalate({ sessions: [inst.pid] });
+    if (inst.alive) await Promise.race([inst.exited, new Promise((r) => setTimeout(r, 3000).unref())]);
+    if (this.inst !== inst || this.final) return;
+    if (next === 'login') {
+      const home = this.opts.env.HOME ?? '';
+      const skip = [...INTERACTIVE_RC_FILES, ...(file !== null ? [file] : [])].map((f) => (f.startsWith('$HOME/') && home.startsWith('/') ? home + f.slice(5) : f));
+      this.spawnShell('login', { quietStart: inst.quietStart, loginFile: writeLoginFile(this.opts.files, skip) });
+    } else {
+      this.spawnShell('bare', { quietStart: inst.quietStart });
+    }
   }
 
   private appendClean(data: Buffer): void {
@@ -310,39 +479,87 @@ export class PtyHost extends EventEmitter<{ marker: [MarkerEvent]; output: []; r
 
   private onData(inst: Instance, chunk: Buffer): void {
     const items = inst.parser.push(chunk);
+    const current = inst === this.inst;
+    const activity = current && !inst.quietStart;
     for (const it of items) {
       if ('data' in it) {
-        this.opts.log.append(it.data);
+        const out = current ? this.echo.data(it.data) : it.data;
+        if (out) this.opts.log.append(out);
         continue;
       }
-      if (inst !== this.inst) continue; // markers of an ended shell mean nothing any more
+      if (!current) continue; // markers of an ended shell mean nothing any more
+      const held = this.echo.marker(it.marker);
+      if (held) this.opts.log.append(held);
       if (it.marker === 'A' && !inst.ready) {
         inst.ready = true;
-        this.clearRcTimer();
         // The shell has read its rc files: the nonce they hold leaves the disk (issue 18).
         if (this.opts.writeFiles) removeIntegrationFiles(this.opts.files);
-        log(`shell pid ${inst.pid} generation ${inst.generation} ready`);
+        stopWatch(inst);
+        this.settledMode = inst.mode;
+        if (this.skipped && inst.mode !== 'rc' && inst.mode !== 'plain') this.notice ??= describeRcSkipped(this.skipped);
+        log(`shell pid ${inst.pid} generation ${inst.generation} ready (${inst.mode})`);
         this.emit('ready', inst.generation);
       }
       this.emit('marker', { kind: it.marker, arg: it.arg, offset: this.opts.log.end, generation: inst.generation });
+      if (it.marker === 'B') inst.quietStart = false;
     }
-    this.opts.clock.ptyActivity();
+    if (activity) this.opts.clock.ptyActivity();
     this.emit('output');
   }
 
   private onExit(inst: Instance, info: ShellExit): void {
     log(`shell pid ${info.pid} generation ${info.generation} exited code ${info.exitCode} signal ${info.signal}${info.expected ? ' (ended by the guardian)' : ''}`);
     if (inst !== this.inst) return;
-    if (inst.mode === 'rc' && !inst.ready && !inst.expected && !this.final) {
-      // The user's rc files ended the shell before any prompt (e.g. an `exit` in .bashrc).
-      log('the shell ended before its first prompt with the user\'s rc files: falling back to --norc');
-      this.clearRcTimer();
-      this.usedFallback = true;
-      this.spawnShell('norc');
+    this.releaseEcho();
+    if ((inst.mode === 'rc' || inst.mode === 'login') && !inst.ready && !inst.expected && !this.final) {
+      // The start-up files ended the shell before any prompt (e.g. an `exit` in .bashrc).
+      const how = info.signal ? `killed by ${info.signal}` : `exit code ${info.exitCode}`;
+      void this.giveUp(inst, 'exited', `ended the shell before its first prompt (${how})`);
       return;
     }
-    this.clearRcTimer();
+    if (inst.givingUp) return;
     this.lastExitInfo = info;
     this.emit('exit', info);
   }
+}
+
+function stopWatch(inst: Instance): void {
+  if (inst.watch) clearInterval(inst.watch);
+  if (inst.deadline) clearTimeout(inst.deadline);
+  inst.watch = null;
+  inst.deadline = null;
+}
+
+function realpathOrNull(p: string): string | null {
+  try {
+    return realpathSync(p);
+  } catch {
+    return null;
+  }
+}
+
+function readCmdline(pid: number): string[] | null {
+  try {
+    const raw = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    return raw.length > 0 ? raw.replace(/\0$/, '').split('\0') : null;
+  } catch {
+    return null;
+  }
+}
+
+function formatSeconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/**
+ * ` (still running: sleep 8)` — what the terminal session led by `leader` runs besides the shell
+ * (`shellPid`; the same process without a sandbox) and a sandbox around it, or ''.
+ */
+function stillRunning(leader: number, shellPid: number): string {
+  const cmds = listProcesses()
+    .filter((p) => p.sid === leader && p.pid !== leader && p.pid !== shellPid && isLive(p) && innermostPid(p.pid) === p.pid)
+    .map((p) => (readCmdline(p.pid) ?? []).join(' '))
+    .filter((c) => c.length > 0)
+    .slice(0, 3);
+  return cmds.length > 0 ? ` (still running: ${cmds.join('; ').slice(0, 160)})` : '';
 }

@@ -11,6 +11,7 @@ import {
   isResizeParams,
   isShutdownParams,
   isSpawnParams,
+  isStatusParams,
   isStopParams,
   isWaitParams,
   LinkTimeouts,
@@ -32,6 +33,8 @@ import type { Session } from './session.js';
  * {@link ServerTimings.DEADLINE_MARGIN_MS} before the request's deadline, so a caller whose
  * deadline is shorter than `waitMs` still gets the running record instead of a timeout.
  *
+ * `g.status` with `waitReadyMs` first waits (bounded) for the shell's first prompt.
+ *
  * Results beyond guardian.ts: `g.input`, `g.resize` and `g.bye` answer `{ok: true}`;
  * `g.reset_shell` answers the new `GuardianStatus`; `g.stop` and `g.wait` answer the
  * `CommandRecord` or `TaskRecord` (`TASK_NOT_FOUND` for an unknown id); `g.shutdown` answers
@@ -50,8 +53,12 @@ export async function routeRequest(s: Session, method: string, params: unknown, 
     if (s.isEnding) throw new HoldfastError('SESSION_EXITED', 'this session is ending; open a new one');
   };
   switch (method) {
-    case G.status:
+    case G.status: {
+      if (!isStatusParams(params)) throw bad('waitReadyMs must be a non-negative integer');
+      const waitMs = Math.min(params?.waitReadyMs ?? 0, LinkTimeouts.MAX_WAIT_MS);
+      if (waitMs > 0) await s.waitShellReady(Math.min(Date.now() + waitMs, wctx.deadline ?? Infinity), ctx.signal);
       return s.status();
+    }
     case G.exec: {
       if (!isExecParams(params)) throw bad('id, command, waitMs required');
       if (s.isEnding) return { ok: false, reason: 'shell_exited', running: null };
@@ -87,7 +94,7 @@ export async function routeRequest(s: Session, method: string, params: unknown, 
       return s.tasks.spawn(params);
     case G.stop: {
       if (!isStopParams(params)) throw bad('id required');
-      const rec = (await s.commands.stop(params.id)) ?? (await s.tasks.stop(params.id));
+      const rec = (await s.commands.stop(params.id, params.ifQueued === true)) ?? (await s.tasks.stop(params.id));
       if (rec) return rec;
       throw new HoldfastError('TASK_NOT_FOUND', `no command or task ${params.id} in this session`);
     }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   GEvents,
@@ -33,6 +33,7 @@ import { ScreenModel } from './screen-model.js';
 import { sandboxEnv, sandboxLaunch } from './sandbox-launch.js';
 import { writeIntegrationFiles, type IntegrationFiles } from './shell-integration.js';
 import { TaskRunner } from './task-runner.js';
+import { TerminalSanity } from './terminal-sanity.js';
 import { UpstreamHost } from './upstream/upstream-host.js';
 
 /**
@@ -65,6 +66,11 @@ export class Session {
   readonly desktop: DesktopHost;
   private readonly orphan: OrphanTimer;
   private manifestWritten = false;
+  private readonly shellDir: string;
+  /** When the shell last finished printing its prompt (it waits for a line from then on), epoch ms. */
+  private lastPromptAt = 0;
+  /** The activity clock's PTY time when that prompt was complete. */
+  private activityAtPrompt = 0;
   private ending: Promise<ExitRecord> | null = null;
   private exiting = false;
 
@@ -86,7 +92,21 @@ export class Session {
 
     const cols = spec.cols > 0 ? Math.min(spec.cols, 1000) : SessionDefaults.PTY_COLS;
     const rows = spec.rows > 0 ? Math.min(spec.rows, 1000) : SessionDefaults.PTY_ROWS;
-    this.host = new PtyHost({ cwd: spec.cwd, cols, rows, env: shellEnv, shellPath, nonce: this.nonce, files, writeFiles, log: this.ptyLog, clock: this.clock, ...(wrap ? { wrap } : {}) });
+    this.host = new PtyHost({
+      cwd: spec.cwd,
+      cols,
+      rows,
+      env: shellEnv,
+      shellPath,
+      nonce: this.nonce,
+      files,
+      writeFiles,
+      log: this.ptyLog,
+      clock: this.clock,
+      ...(spec.rcTimeoutMs !== undefined ? { rcTimeoutMs: spec.rcTimeoutMs } : {}),
+      ...(wrap ? { wrap } : {}),
+    });
+    this.shellDir = files.dir;
     this.screen = new ScreenModel(this.ptyLog, cols, rows);
     this.commands = new CommandRunner({
       host: this.host,
@@ -95,6 +115,7 @@ export class Session {
       clock: this.clock,
       onDone: (rec) => this.server.broadcast(GEvents.done, rec),
       spillDir: join(spec.sessionDir, 'shell', 'cmd'),
+      sanity: new TerminalSanity(files.dir),
     });
     this.tasks = new TaskRunner({
       sessionDir: spec.sessionDir,
@@ -130,9 +151,24 @@ export class Session {
     this.host.on('spawned', () => {
       if (this.manifestWritten) this.writeManifest();
     });
+    this.host.on('marker', (m) => {
+      if (m.kind === 'B') {
+        this.lastPromptAt = Date.now();
+        this.activityAtPrompt = this.clock.lastPtyActivityAt;
+      }
+    });
     this.host.on('exit', (e) => {
       this.reader.notify('pty');
-      if (!e.expected) void this.onShellExit(e);
+      if (e.expected) return;
+      const logout = this.idleLogout(e);
+      if (logout) {
+        log(logout);
+        // bash's "auto-logout" message is not activity: an idle session must still age (TTL).
+        this.clock.lastPtyActivityAt = this.activityAtPrompt;
+        this.host.restart({ reason: 'idle_logout', at: Date.now(), detail: logout });
+        return;
+      }
+      void this.onShellExit(e);
     });
   }
 
@@ -161,6 +197,8 @@ export class Session {
       shell.signal = last.signal;
     }
     if (h.rcFallback) shell.rcFallback = true;
+    if (h.rcSkipped) shell.rcSkipped = { ...h.rcSkipped };
+    if (h.restarted) shell.restarted = { ...h.restarted };
     return {
       gid: this.spec.gid,
       pid: process.pid,
@@ -177,6 +215,27 @@ export class Session {
       ...(this.spec.sandbox ? { sandbox: { mode: this.spec.sandbox.mode, network: this.spec.sandbox.network } } : {}),
       desktopDriver: this.desktop.pid !== null ? { pid: this.desktop.pid } : null,
     };
+  }
+
+  /**
+   * Resolves once the shell has shown its first prompt (after any fallback), the session ends,
+   * `until` (epoch ms) passes or `signal` aborts — whichever comes first.
+   */
+  waitShellReady(until: number, signal?: AbortSignal): Promise<void> {
+    if (this.host.ready || this.ending) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.host.off('ready', done);
+        this.host.off('exit', done);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, Math.max(0, until - Date.now()));
+      this.host.on('ready', done);
+      this.host.on('exit', done);
+      signal?.addEventListener('abort', done, { once: true });
+    });
   }
 
   /** `g.reset_shell`: a fresh shell (generation + 1); the PTY log continues; tasks untouched. */
@@ -228,6 +287,32 @@ export class Session {
     this.tasks.closeLogs();
     log('exit 0');
     process.exit(0);
+  }
+
+  /**
+   * Did the shell log itself out for being idle (TMOUT that could not be unset, issue 9 item 3)?
+   * Then the sentence for the agent, else null. The shell records `TMOUT` at every prompt
+   * (prompt-hygiene.ts); an exit at the prompt, with no command running, at least that long after
+   * the prompt appeared is bash's auto-logout — whatever language it printed its message in.
+   */
+  private idleLogout(e: ShellExit): string | null {
+    if (this.ending || this.commands.foreground !== null || e.signal !== null) return null;
+    let tmout: number;
+    let readonly: boolean;
+    try {
+      const [value, flag] = readFileSync(join(this.shellDir, 'tmout'), 'utf8').trim().split(/\s+/);
+      tmout = Number.parseInt(value ?? '', 10);
+      readonly = flag === 'readonly';
+    } catch {
+      return null;
+    }
+    if (!Number.isFinite(tmout) || tmout <= 0) return null;
+    if (this.lastPromptAt === 0 || Date.now() - this.lastPromptAt + 500 < tmout * 1000) return null;
+    return (
+      `the shell logged itself out after ${tmout} s without input (TMOUT=${tmout}${readonly ? ' is read-only here, set by the start-up files, so holdfast cannot unset it' : ' was set by a command'}); ` +
+      'holdfast started a new shell: the working directory, variables and shell jobs of the old one are gone, background tasks kept running. ' +
+      (readonly ? 'cd and export again if you need them; to avoid it, ask the machine\'s administrator to exempt this account from TMOUT' : 'cd and export again if you need them, and do not set TMOUT')
+    );
   }
 
   private async onShellExit(e: ShellExit): Promise<void> {

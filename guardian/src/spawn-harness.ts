@@ -6,6 +6,7 @@
  * so `leftovers()` finds anything still alive from the process table, and `cleanup()` kills
  * what a failed test left behind.
  */
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -221,4 +222,18 @@ export async function waitTask(peer: RpcPeer, id: string, ms = 15000): Promise<T
   const rec = await peer.request<TaskRecord>(G.wait, { id, waitMs: ms }, { deadlineMs: ms + 5000 });
   if (rec.state !== 'exited') throw new Error(`task ${id} still running after ${ms} ms`);
   return rec;
+}
+
+/**
+ * The end of a test file's guardian: `g.shutdown`, wait until the process is gone, check that
+ * nothing it started is left alive, and remove its folder (also when a step fails).
+ */
+export async function endGuardian(g: StartedGuardian, peer: RpcPeer): Promise<void> {
+  try {
+    await peer.request(G.shutdown, { reason: 'closed' }).catch(() => undefined);
+    await g.waitGone();
+    assert.deepEqual(g.leftovers(), [], 'no process of this guardian is left');
+  } finally {
+    await g.cleanup();
+  }
 }

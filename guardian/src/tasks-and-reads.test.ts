@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { G, GEvents, type GuardianStatus, type ReadResult, type TaskRecord } from '@holdfast/shared/protocol';
 import type { RpcPeer } from '@holdfast/shared/wire';
-import { readAll, startGuardian, until, waitTask, type StartedGuardian } from './spawn-harness.js';
+import { endGuardian, readAll, startGuardian, until, waitTask, type StartedGuardian } from './spawn-harness.js';
 
 describe('tasks and reads', () => {
   let g: StartedGuardian;
@@ -22,15 +22,7 @@ describe('tasks and reads', () => {
     });
   });
 
-  after(async () => {
-    try {
-      await peer.request(G.shutdown, { reason: 'closed' }).catch(() => undefined);
-      await g.waitGone();
-      assert.deepEqual(g.leftovers(), [], 'no process of this guardian is left');
-    } finally {
-      await g.cleanup();
-    }
-  });
+  after(() => endGuardian(g, peer));
 
   it('runs argv exactly: no shell, no re-splitting', async () => {
     const t = await peer.request<TaskRecord>(G.spawn, { id: 't_argv', argv: ['printf', '%s|', '', 'a b', '名前'] });

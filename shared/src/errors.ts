@@ -80,6 +80,8 @@ export const ERROR_CODES = [
   'CONTROL_NOT_GRANTED',
   'CONTROL_DISABLED',
   'OBSERVATION_EXPIRED',
+  // Issue 9: a file with other hard links that cannot be written in place (edit says so before writing).
+  'HARD_LINKED',
   'INTERNAL',
   // Security hardening (issue 18): bounded guardian starts, a full disk.
   'SPAWN_QUEUE_FULL',
@@ -152,4 +154,21 @@ export function fromWireError(w: unknown): HoldfastError {
     return new HoldfastError(code, message, opts);
   }
   return new HoldfastError('INTERNAL', String(w));
+}
+
+/**
+ * The abort reason for a request cancelled for `why` (issue 9, item 4): a `CANCELLED` error whose
+ * `details.why` says whether the MCP client cancelled it on purpose (`client`) or its connection
+ * is gone (`gone`). Passed as `AbortController.abort(reason)` and carried across processes by
+ * `cancel{id, why}` frames.
+ */
+export function cancelReason(why: 'client' | 'gone' | undefined, message = 'cancelled by the caller'): HoldfastError {
+  return new HoldfastError('CANCELLED', message, { retryable: false, ...(why !== undefined ? { details: { why } } : {}) });
+}
+
+/** `why` of an abort reason made by {@link cancelReason}, else undefined. */
+export function cancelWhy(reason: unknown): 'client' | 'gone' | undefined {
+  if (!(reason instanceof HoldfastError) || reason.code !== 'CANCELLED') return undefined;
+  const why = (reason.details as { why?: unknown } | undefined)?.why;
+  return why === 'client' || why === 'gone' ? why : undefined;
 }

@@ -329,6 +329,28 @@ describe('edit: byte-exact, guarded, atomic (issue 4)', () => {
     assert.notEqual(stopped.env.data.state, 'running', stopped.text);
   });
 
+  it('a file with a second hard link is edited in place: both names see it, same inode (issue 9)', async () => {
+    w('linked.txt', 'one\ntwo\n');
+    const { linkSync } = await import('node:fs');
+    linkSync(join(ws, 'linked.txt'), join(ws, 'other-name.txt'));
+    const ino = statSync(join(ws, 'linked.txt')).ino;
+    const r = await replace('linked.txt', 'two', 'TWO');
+    assert.equal(r.env.status, 'succeeded', r.text);
+    assert.equal(bytes('other-name.txt').toString(), 'one\nTWO\n', 'the other name sees the edit');
+    assert.equal(statSync(join(ws, 'linked.txt')).ino, ino, 'the same inode');
+    assert.deepEqual([r.env.data.files[0].hard_links, r.env.data.files[0].written_in_place], [2, true]);
+    assert.match(r.text, /written in place \(2 hard links: every name sees the change\)/);
+    // Undo goes back in place too.
+    const u = await call('edit', { remote_session_id: rs, edits: [{ operation: 'undo', path: 'linked.txt' }] });
+    assert.equal(u.env.status, 'succeeded', u.text);
+    assert.equal(bytes('other-name.txt').toString(), 'one\ntwo\n');
+    // Variant: a whole-content update of the other name, three names now.
+    linkSync(join(ws, 'linked.txt'), join(ws, 'third-name.txt'));
+    const c = await call('edit', { remote_session_id: rs, edits: [{ operation: 'update', path: 'other-name.txt', base_sha256: await readSha('other-name.txt'), content: 'replaced\n' }] });
+    assert.equal(c.env.status, 'succeeded', c.text);
+    assert.deepEqual([bytes('linked.txt').toString(), bytes('third-name.txt').toString()], ['replaced\n', 'replaced\n']);
+  });
+
   it('read tracking survives a daemon restart (kill -9)', async () => {
     w('persist.txt', 'p1\n');
     const base = await readSha('persist.txt');

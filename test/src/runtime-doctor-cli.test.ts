@@ -41,7 +41,7 @@ describe('holdfast doctor and CLI errors with a daemon', () => {
     const r = await h.cli(['doctor', '--json']);
     const out = JSON.parse(r.stdout) as { ok: boolean; checks: { name: string; ok: boolean; detail: string; data?: Record<string, unknown> }[] };
     const by = new Map(out.checks.map((c) => [c.name, c]));
-    assert.match(by.get('versions')!.detail, /node v20/);
+    assert.ok(by.get('versions')!.detail.includes(`node ${process.version}`), by.get('versions')!.detail);
     assert.equal(typeof by.get('socket path')!.data!.longest_socket_bytes, 'number');
     assert.equal(by.get('database')!.data!.integrity, 'ok');
     assert.equal(by.get('sessions')!.data!.live_rows, 1);

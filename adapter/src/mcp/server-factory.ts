@@ -1,4 +1,5 @@
 import { buildInfo } from '@holdfast/shared/build';
+import { cancelReason } from '@holdfast/shared/errors';
 import {
   ProtocolError,
   ProtocolErrorCode,
@@ -24,6 +25,15 @@ import type { ToolCatalog } from './tool-catalog.js';
  * Served: `tools/list` (the principal's tools, DESIGN §6.2), `tools/call` (forwarded to the
  * daemon), `logging/setLevel` (2025 era), `resources/*` (task logs, through the daemon; an unknown
  * or foreign URI is the SEP-2164 `-32602` error carrying the URI) and `prompts/*` (none).
+ *
+ * Cancellation of a `tools/call` (issue 9, item 4; docs/execution-tasks.md): the call's signal is
+ * aborted with a reason that says why — `notifications/cancelled` from the client is `client`
+ * (an explicit cancel: the daemon interrupts a running foreground command); the request's
+ * transport or HTTP stream closing (where the HTTP layer treats that as the end of the call) is
+ * `gone`; the request timeout keeps its `TimeoutError`. This server handles
+ * `notifications/cancelled` itself so that the cancelled call still ends with a final result
+ * (`CANCELLED`) at once: without it the SDK drops the answer and a 2025-era POST stream stays
+ * open until the request timeout.
  */
 export interface ServerDeps {
   catalog: ToolCatalog;
@@ -61,10 +71,28 @@ export function buildServer(deps: ServerDeps, era: Era, principalOf: PrincipalRe
     },
   );
   server.setRequestHandler('tools/list', (_req, ctx) => ({ tools: deps.catalog.listFor(principalOf(ctx)) as unknown as Tool[] }));
+  // In-flight tools/call of this instance by JSON-RPC id, for notifications/cancelled.
+  const calls = new Map<string | number, AbortController>();
+  server.setNotificationHandler('notifications/cancelled', (n) => {
+    const id = n.params.requestId;
+    if (id !== undefined) calls.get(id)?.abort(cancelReason('client', 'cancelled by the client'));
+  });
   server.setRequestHandler('tools/call', async (req, ctx) => {
     const principal = principalOf(ctx);
     const httpReq = ctx.http?.req;
-    const signal = httpReq?.signal ? AbortSignal.any([ctx.mcpReq.signal, httpReq.signal]) : ctx.mcpReq.signal;
+    const ac = new AbortController();
+    const id = ctx.mcpReq.id;
+    if (id !== undefined) calls.set(id, ac);
+    const gone = (reason: unknown): void => {
+      if (ac.signal.aborted) return;
+      ac.abort(reason instanceof Error && reason.name === 'TimeoutError' ? reason : cancelReason('gone', 'the client connection closed'));
+    };
+    const sources = [ctx.mcpReq.signal, ...(httpReq?.signal ? [httpReq.signal] : [])];
+    for (const s of sources) {
+      if (s.aborted) gone(s.reason);
+      else s.addEventListener('abort', () => gone(s.reason), { once: true });
+    }
+    const signal = ac.signal;
     // A client that sent a progressToken gets the call's progress as notifications/progress (issue 13).
     // Notifications still being written are awaited before the answer, so none arrives after it.
     const token = ctx.mcpReq._meta?.progressToken;
@@ -90,6 +118,8 @@ export function buildServer(deps: ServerDeps, era: Era, principalOf: PrincipalRe
     } catch (err) {
       if (err instanceof UnknownToolError) throw new ProtocolError(ProtocolErrorCode.InvalidParams, err.message);
       throw err;
+    } finally {
+      if (id !== undefined && calls.get(id) === ac) calls.delete(id);
     }
   });
   const resources = deps.resources;

@@ -199,7 +199,13 @@ export class ToolForwarder {
       if (reason === 'timeout') {
         return failedResult('TIMEOUT', `${name} took longer than the request timeout (${this.opts.requestTimeoutMs} ms) and was abandoned by the adapter; it may still have run — check state (for execute: action=status) before repeating`, true);
       }
-      return failedResult('CANCELLED', `${name} was cancelled by the client`, false);
+      return failedResult(
+        'CANCELLED',
+        name === 'execute'
+          ? 'execute was cancelled by the client: a command that had not started does not run, a running foreground command is interrupted (Ctrl-C); execute(action="status") shows how it ended'
+          : `${name} was cancelled by the client`,
+        false,
+      );
     }
     const actions: ResultAction[] = [];
     if (e.retryable) {

@@ -20,4 +20,6 @@ export interface ExecutionServices {
    * row covers restarts).
    */
   starting: Map<string, Promise<void>>;
+  /** Interrupts of cancelled runs in progress, by session (issue 9; execution/cancel.ts). */
+  interrupting: Map<string, Promise<void>>;
 }

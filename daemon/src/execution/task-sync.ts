@@ -3,6 +3,14 @@ import { readJson, type CommandRecord, type ExitRecord, type TaskRecord } from '
 import type { SessionManager } from '../sessions/manager.js';
 import type { TaskRow, TasksRepo } from '../store/tasks-repo.js';
 
+/** Why a foreground command never ran, as its row says (issue 9). */
+const NOT_STARTED: Record<NonNullable<CommandRecord['notStarted']>, string> = {
+  stopped: 'stopped before the shell was ready: it never ran',
+  cancelled: 'cancelled before it started: it never ran',
+  shell_not_ready: "the session's shell never showed a prompt: the command was not run; reset it with session(action=\"reset_shell\")",
+  shell_exited: "the session's shell ended before the command could be typed: it did not run",
+};
+
 /**
  * Keeps `tasks` rows in step with what guardians report (issue 5 "tasks outlive the adapter and
  * the daemon"): a finished command or task (`g.done`, or a record read by attach/status) fills in
@@ -44,6 +52,11 @@ export class TaskSync {
       fields.state = 'exited';
       fields.ended_at = rec.endedAt ?? Date.now();
       fields.exit_code = rec.exitCode ?? null;
+      if (rec.kind === 'command' && rec.notStarted !== undefined) {
+        // Never typed (issue 9): stopped or cancelled while queued, or the shell never came up.
+        fields.state = rec.notStarted === 'stopped' || rec.notStarted === 'cancelled' ? 'interrupted' : 'failed';
+        fields.error = NOT_STARTED[rec.notStarted];
+      }
     }
     this.tasks.update(rec.id, fields);
     return { ...row, ...fields };

@@ -31,6 +31,7 @@ export function createExecutionEngine(db: Db, layout: HomeLayout, sessions: Sess
     receipts: new IdempotencyRepo(db, FileLimits.IDEMPOTENCY_TTL_MS),
     projects: new ProjectConfigCache(),
     starting: new Map(),
+    interrupting: new Map(),
   };
   return {
     services,

@@ -162,6 +162,19 @@ function staged(
  */
 export const SYNC_WRITE_MAX_BYTES = 256 * 1024;
 
+/** fsyncs a folder (after a rename in it); filesystems that refuse it are ignored. */
+export function fsyncDirSync(dir: string): void {
+  let fd: number | null = null;
+  try {
+    fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY);
+    fsyncSync(fd);
+  } catch {
+    // some filesystems refuse fsync on directories; the rename itself is still atomic
+  } finally {
+    if (fd !== null) closeSync(fd);
+  }
+}
+
 /** {@link stageWrite} for small data, with synchronous calls (same steps, same guarantees). */
 function stageWriteSync(target: string, data: Buffer, opts: AtomicWriteOptions): StagedWrite {
   const { dir, name, temp, tempReal } = place(target, opts);

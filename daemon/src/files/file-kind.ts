@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, type BigIntStats, type Stats } from 'node:fs';
 import { HoldfastError } from '@holdfast/shared/errors';
 import { openParentBeneath, type DirHandle } from './beneath.js';
 
@@ -6,7 +6,7 @@ import { openParentBeneath, type DirHandle } from './beneath.js';
 export type EntryKind = 'file' | 'directory' | 'symlink' | 'fifo' | 'socket' | 'char-device' | 'block-device' | 'other';
 
 /** Classifies a stat result (lstat: symlinks are `symlink`). */
-export function kindOf(st: Stats): EntryKind {
+export function kindOf(st: Stats | BigIntStats): EntryKind {
   if (st.isFile()) return 'file';
   if (st.isDirectory()) return 'directory';
   if (st.isSymbolicLink()) return 'symlink';
@@ -27,7 +27,7 @@ export function listingKind(k: EntryKind): 'file' | 'directory' | 'symlink' | 'o
  * devices are never opened, so a read can never block on them (field failure #15).
  * @throws HoldfastError UNSUPPORTED_FILE_TYPE.
  */
-export function assertRegularFile(st: Stats, rel: string): void {
+export function assertRegularFile(st: Stats | BigIntStats, rel: string): void {
   const k = kindOf(st);
   if (k === 'file') return;
   if (k === 'directory') {

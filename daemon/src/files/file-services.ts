@@ -9,8 +9,8 @@ import { FileReadsRepo } from '../store/file-reads-repo.js';
 import { IdempotencyRepo } from '../store/idempotency-repo.js';
 import { MoveRequestsRepo } from '../store/move-requests-repo.js';
 import { TempFilesRepo } from '../store/temp-files-repo.js';
-import { sweepTempFiles } from './atomic-write.js';
 import { CodeMapService } from './code-map/code-map-service.js';
+import { sweepWrites } from './in-place-write.js';
 import { FactsCache } from './file-facts.js';
 import { PathLocks } from './path-lock.js';
 import { SearchService, type EngineChoice } from './search/search-service.js';
@@ -49,9 +49,13 @@ export class FileServices {
     this.transaction = <T>(fn: () => T): T => db.transaction(fn)();
   }
 
-  /** Start-up: removes temp files of atomic writes that a killed daemon left behind. */
+  /**
+   * Start-up: completes in-place writes (hard-linked files) that a killed daemon left half done,
+   * then removes temp files of atomic writes it left behind. Returns the paths handled.
+   */
   recover(): string[] {
-    return sweepTempFiles(this.temps);
+    const r = sweepWrites(this.temps);
+    return [...r.completed, ...r.removed];
   }
 
   /** Shutdown: stops the search and code-map workers. */

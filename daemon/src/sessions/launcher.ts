@@ -24,6 +24,8 @@ export interface LaunchRequest {
   orphanTimeoutS: number;
   shell?: string;
   env?: Record<string, string>;
+  /** How long the user's rc files may take to reach a first prompt, ms (issue 9). */
+  rcTimeoutMs?: number;
   /** Confinement of the shell and tasks (issue 17). */
   sandbox?: SandboxSpec;
 }
@@ -59,6 +61,7 @@ export async function launchGuardian(layout: HomeLayout, req: LaunchRequest, eve
     daemonBuild: buildString(),
   };
   if (req.shell) spec.shell = req.shell;
+  if (req.rcTimeoutMs !== undefined) spec.rcTimeoutMs = req.rcTimeoutMs;
   if (req.sandbox) spec.sandbox = req.sandbox;
   writeJsonAtomic(paths.spec, spec);
 

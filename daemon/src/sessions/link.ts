@@ -105,12 +105,22 @@ export class GuardianLink {
     return this.call(G.status, {}, timeoutMs);
   }
 
-  exec(p: ExecParams): Promise<ExecResult> {
-    return this.call(G.exec, p, p.waitMs + WAIT_SLACK_MS + 10_000);
+  /**
+   * `g.status` after waiting up to `waitReadyMs` for the shell's first prompt (issue 9); a
+   * guardian without feature `status.wait_ready` answers at once.
+   */
+  statusWhenReady(waitReadyMs: number): Promise<GuardianStatus> {
+    if (!this.features.includes('status.wait_ready')) return this.status();
+    return this.call(G.status, { waitReadyMs }, waitReadyMs + WAIT_SLACK_MS);
   }
 
-  wait(p: WaitParams): Promise<CommandRecord | TaskRecord> {
-    return this.call(G.wait, p, p.waitMs + WAIT_SLACK_MS);
+  /** `g.exec`; `signal` aborts the request (the guardian never types a command it has not typed yet). */
+  exec(p: ExecParams, signal?: AbortSignal): Promise<ExecResult> {
+    return this.call(G.exec, p, p.waitMs + WAIT_SLACK_MS + 10_000, signal);
+  }
+
+  wait(p: WaitParams, signal?: AbortSignal): Promise<CommandRecord | TaskRecord> {
+    return this.call(G.wait, p, p.waitMs + WAIT_SLACK_MS, signal);
   }
 
   /** `g.input`; with `forId`, refused (`ok: false`) unless that command is the running foreground. */
@@ -132,6 +142,15 @@ export class GuardianLink {
 
   stop(id: string): Promise<CommandRecord | TaskRecord> {
     return this.call(G.stop, { id }, 15_000);
+  }
+
+  /**
+   * Ends foreground command `id` only if it is still queued (never typed); null when the guardian
+   * lacks feature `stop.if_queued` (issue 9, item 4).
+   */
+  stopIfQueued(id: string): Promise<CommandRecord | TaskRecord> | null {
+    if (!this.features.includes('stop.if_queued')) return null;
+    return this.call(G.stop, { id, ifQueued: true }, 15_000);
   }
 
   resetShell(): Promise<GuardianStatus> {

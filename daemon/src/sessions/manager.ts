@@ -15,6 +15,7 @@ import type { SessionRolesRepo } from '../store/session-roles-repo.js';
 import type { SessionRow, SessionsRepo } from '../store/sessions-repo.js';
 import { requireSessionAccess, type SessionRole } from './access.js';
 import { launchGuardian } from './launcher.js';
+import { chooseLocale } from './locale.js';
 import { GuardianLink } from './link.js';
 import { killWithEscalation, sweepSession } from './process-sweep.js';
 import { pickReclaimable, quotaCounts, type LiveSessionFacts } from './quota.js';
@@ -22,6 +23,9 @@ import { SpawnQueue } from './spawn-queue.js';
 
 /** A session's tool use is written to the database at most this often, ms (issue 18). */
 const TOOL_USE_PERSIST_MS = 5000;
+
+/** A new session's open waits for the first prompt this much longer than `shell.rc_timeout_ms`, ms. */
+const OPEN_READY_SLACK_MS = 2500;
 
 /** Why the daemon ended a session (`end_reason`), DESIGN §4.3–§4.4. */
 export type EndReason = ShutdownParams['reason'];
@@ -76,6 +80,8 @@ export class SessionManager {
     () => this.cfg.spawn.concurrency,
     () => this.cfg.spawn.queue,
   );
+  /** `<session>:<shell generation>` whose skipped rc files are already in the event log. */
+  private readonly rcNoted = new Set<string>();
   /** Plans the sandbox of new sessions (issue 17); `holdfast doctor` asks it for probes. */
   readonly sandbox: SandboxPlanner;
 
@@ -211,6 +217,8 @@ export class SessionManager {
           rows: SessionDefaults.PTY_ROWS,
           orphanTimeoutS: this.cfg.orphan_timeout_s,
           ...(this.cfg.shell ? { shell: this.cfg.shell } : {}),
+          env: chooseLocale(this.config.config.shell.locale, process.env).env,
+          rcTimeoutMs: this.config.config.shell.rc_timeout_ms,
           ...(plan ? { sandbox: plan.spec } : {}),
         },
         this.linkEvents(id),
@@ -234,6 +242,12 @@ export class SessionManager {
         shell_pid: st.shell.pid,
       });
       this.events.append({ session_id: id, workspace, kind: 'session.running', data: { guardian_pid: st.pid, shell_pid: st.shell.pid, sandbox: sandboxView(this.sessions.get(id)?.sandbox) } });
+      // The first answer says how the shell started (rc files loaded or skipped, and why): wait
+      // for its first prompt, bounded by the rc timeout plus the fallback's start (issue 9).
+      if (!st.shell.ready) {
+        entry.status = await launched.link.statusWhenReady(this.config.config.shell.rc_timeout_ms + OPEN_READY_SLACK_MS);
+        entry.statusAt = Date.now();
+      }
     } catch (err) {
       this.sessions.update(id, { state: 'lost', ended_at: Date.now(), end_reason: 'spawn_failed' });
       this.events.append({ session_id: id, workspace, kind: 'session.lost', data: { reason: 'spawn_failed', message: (err as Error).message } });
@@ -366,6 +380,7 @@ export class SessionManager {
     e.status = st;
     e.statusAt = Date.now();
     if (st.cwd) this.cwds.set(id, st.cwd);
+    this.noteRcSkipped(id, st);
     const lastActivity = Math.max(st.clock.lastPtyActivityAt, st.clock.lastInstructionAt);
     const row = this.sessions.get(id);
     if (row && (row.last_activity_at !== lastActivity || row.ever_executed !== (st.clock.everExecuted ? 1 : 0) || row.shell_pid !== st.shell.pid)) {
@@ -377,6 +392,16 @@ export class SessionManager {
       }
     }
     return st;
+  }
+
+  /** Writes a `session.rc_skipped` event once per shell generation whose rc files were skipped (doctor reads them). */
+  private noteRcSkipped(id: string, st: GuardianStatus): void {
+    const skipped = st.shell.rcSkipped;
+    if (!skipped) return;
+    const key = `${id}:${st.shell.generation}`;
+    if (this.rcNoted.has(key)) return;
+    this.rcNoted.add(key);
+    this.events.append({ session_id: id, workspace: this.sessions.get(id)?.workspace ?? null, kind: 'session.rc_skipped', data: { ...skipped, generation: st.shell.generation } });
   }
 
   /**
@@ -419,6 +444,7 @@ export class SessionManager {
     this.cwds.delete(id);
     this.toolUse.delete(id);
     for (const k of this.toolUseChecked.keys()) if (k.startsWith(`${id}\0`)) this.toolUseChecked.delete(k);
+    for (const k of this.rcNoted) if (k.startsWith(`${id}:`)) this.rcNoted.delete(k);
     rmSync(guardianPaths(this.layout, id).manifest, { force: true });
     const swept = await sweepSession(id);
     if (swept > 0) this.log.warn('swept leftover processes', { session: id, count: swept });
@@ -638,6 +664,7 @@ function toView(row: SessionRow, st: GuardianStatus | null, cfg: HoldfastConfig[
     ever_executed: ever,
     busy: st ? st.clock.busy : false,
     shell_ready: st ? st.shell.ready : false,
+    rc_skipped: st?.shell.rcSkipped ?? null,
     idle_seconds: Math.max(0, Math.round((endTime - lastActivity) / 1000)),
     ttl_seconds: ever ? cfg.ttl_executed_s : cfg.ttl_never_executed_s,
     pty_end: st ? st.pty.end : row.pty_end,

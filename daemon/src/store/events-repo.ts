@@ -212,6 +212,18 @@ export class EventsRepo {
     return stmt.all({ after: q.afterSeq, session: q.sessionId ?? null, workspace: q.workspace ?? null, principal: q.principal ?? null, tool: q.tool ?? null, status: q.status ?? null, limit: q.limit }) as EventRow[];
   }
 
+  /** The newest events of one kind since `sinceAt` (epoch ms), newest first (doctor). */
+  ofKindSince(kind: string, sinceAt: number, limit = 50): EventRow[] {
+    this.flush();
+    const sql = 'SELECT * FROM events WHERE kind = @kind AND at >= @since ORDER BY seq DESC LIMIT @limit';
+    let stmt = this.queries.get(sql);
+    if (!stmt) {
+      stmt = this.db.prepare(sql);
+      this.queries.set(sql, stmt);
+    }
+    return stmt.all({ kind, since: sinceAt, limit }) as EventRow[];
+  }
+
   /** Events of one session after `afterSeq`, oldest first. */
   listForSession(sessionId: string, afterSeq = 0, limit = 100): EventRow[] {
     this.flush();

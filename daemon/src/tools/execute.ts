@@ -4,6 +4,7 @@ import { KEY_SEQUENCES, LinkTimeouts, type CommandRecord, type TaskRecord } from
 import type { AuditEntry } from '../audit.js';
 import { diskSource, guardianSource, type ByteSource } from '../execution/byte-source.js';
 import { fingerprint, foregroundLine, resolveCall, type ExecuteArgs, type ResolvedCall } from '../execution/call.js';
+import { awaitInterrupts, onRunCancelled } from '../execution/cancel.js';
 import { confirmationOutcome, confirmationSummary, refusedOutcome } from '../execution/policy-outcome.js';
 import { requireTaskRow } from '../execution/task-lookup.js';
 import { describeTask } from '../execution/task-result.js';
@@ -39,13 +40,14 @@ const REQUEST_MARGIN_MS = 5000;
  * principal is waiting on needs the approver role (the call then runs once, for whoever repeats it).
  */
 export async function executeHandler(args: ExecuteArgs, ctx: ToolContext): Promise<ToolOutcome> {
+  const callStart = Date.now();
   const { session, role } = requireSessionAccess(ctx, args.remote_session_id, 'editor');
   // Answer before the adapter's request timeout (DESIGN §6.2, 408) can cut the call off.
   const ceiling = Math.max(1000, ctx.services.config.config.limits.request_timeout_ms - REQUEST_MARGIN_MS);
   const yieldMs = Math.min(args.yield_time_ms ?? DEFAULT_YIELD_MS, LinkTimeouts.MAX_WAIT_MS, ceiling);
   switch (args.action) {
     case 'run':
-      return run(args, session, role, ctx, yieldMs);
+      return run(args, session, role, ctx, yieldMs, callStart);
     case 'attach':
       return follow(requireTask(args, session, ctx), session, ctx, yieldMs, args);
     case 'status':
@@ -66,7 +68,7 @@ function strictest(verdicts: PolicyVerdict[]): PolicyVerdict {
   return verdicts.reduce((a, b) => (DECISION_RANK[b.decision] > DECISION_RANK[a.decision] ? b : a));
 }
 
-async function run(args: ExecuteArgs, session: SessionRow, role: SessionRole, ctx: ToolContext, yieldMs: number): Promise<ToolOutcome> {
+async function run(args: ExecuteArgs, session: SessionRow, role: SessionRole, ctx: ToolContext, yieldMs: number, callStart: number): Promise<ToolOutcome> {
   const ex = ctx.services.execution;
   const rs = session.id;
   const project = () => ex.projects.get(session.workspace_root);
@@ -149,7 +151,7 @@ async function run(args: ExecuteArgs, session: SessionRow, role: SessionRole, ct
     }
   }
   if (existing) id = existing.id;
-  return start(id, call, verdict, fp, existing, session, ctx, yieldMs, args);
+  return start(id, call, verdict, fp, existing, session, ctx, yieldMs, args, callStart);
 }
 
 function newRow(id: string, call: ResolvedCall, session: SessionRow, ctx: ToolContext, fp: string, v: PolicyVerdict, state: 'waiting_confirmation' | 'running', extra: Partial<TaskRow>) {
@@ -203,10 +205,13 @@ async function start(
   ctx: ToolContext,
   yieldMs: number,
   args: ExecuteArgs,
+  callStart: number,
 ): Promise<ToolOutcome> {
   const ex = ctx.services.execution;
   const rs = session.id;
   const key = args.idempotency_key;
+  // The yield counts from the call's start, whatever the shell's start-up takes (issue 9, item 5).
+  const remaining = (): number => Math.max(0, yieldMs - (Date.now() - callStart));
   // Until the row, the receipt and the guardian's command exist, a repeated call with this key
   // waits (run() above) instead of starting the command a second time.
   const slot = key !== undefined ? startingSlot(rs, key) : null;
@@ -244,21 +249,33 @@ async function start(
     };
 
     if (call.kind === 'foreground') {
+      // A command just cancelled in this session is still being interrupted: let it end first.
+      await awaitInterrupts(ex, rs);
+      // A cancel (the client's, or its connection gone) reaches the guardian with the request:
+      // what was not typed yet never runs; what runs is interrupted on an explicit cancel (issue 9).
+      const cancelled = (err: unknown): never => {
+        if (ctx.signal.aborted) onRunCancelled(ex, link, { principal: ctx.call.principal, sessionId: rs }, id, ctx.signal.reason);
+        throw err;
+      };
+      const line = foregroundLine(call);
       // With a key the command is started without waiting, so a repeated call can wait on it
       // (g.wait) as soon as this one is released; then this call waits the same way.
-      const r = await link.exec({ id, command: foregroundLine(call), waitMs: slot !== null ? 0 : yieldMs }).catch((err: unknown) => {
+      const r = await link.exec({ id, command: line, ...(line !== call.command ? { display: call.command! } : {}), waitMs: slot !== null ? 0 : remaining() }, ctx.signal).catch((err: unknown) => {
+        if (ctx.signal.aborted) return cancelled(err);
         notStarted((err as Error).message);
         throw err;
       });
       if (!r.ok) {
-        notStarted(r.reason);
+        notStarted(r.reason === 'cancelled' ? 'cancelled before it started' : r.reason);
         if (r.reason === 'command_already_running' && r.running) return alreadyRunning(r.running, args, rs);
+        if (r.reason === 'cancelled') throw new HoldfastError('CANCELLED', 'the call was cancelled before the command started; it did not run');
         throw new HoldfastError(r.reason === 'shell_exited' ? 'SESSION_EXITED' : 'GUARDIAN_UNAVAILABLE', `the session's shell is not available (${r.reason}); reset it with session(action="reset_shell")`);
       }
       settle();
       let rec: CommandRecord | TaskRecord = r.cmd;
-      if (slot !== null && yieldMs > 0 && rec.state === 'running') rec = await link.wait({ id, waitMs: yieldMs });
-      return afterRecord(rec, link, ctx);
+      // (A notice the guardian produces while this call waits — the shell fell back — comes with the next exec.)
+      if (slot !== null && remaining() > 0 && rec.state === 'running') rec = await link.wait({ id, waitMs: remaining() }, ctx.signal).catch(cancelled);
+      return afterRecord(rec, link, ctx, r.notice);
     }
 
     let rec: TaskRecord;
@@ -286,7 +303,7 @@ async function start(
 export function startArgvTask(call: ResolvedCall, verdict: PolicyVerdict, session: SessionRow, ctx: ToolContext, yieldMs: number): Promise<ToolOutcome> {
   if (!call.argv) throw new HoldfastError('INTERNAL', 'startArgvTask needs an argv call');
   const args: ExecuteArgs = { action: 'run', remote_session_id: session.id, argv: call.argv, shell: false, ...(call.purpose ? { purpose: call.purpose } : {}) };
-  return start(newId('executionTask'), call, verdict, fingerprint(call), undefined, session, ctx, yieldMs, args);
+  return start(newId('executionTask'), call, verdict, fingerprint(call), undefined, session, ctx, yieldMs, args, Date.now());
 }
 
 /** Key of `ExecutionServices.starting` for one session and key. */
@@ -326,14 +343,35 @@ function alreadyRunning(running: CommandRecord, args: ExecuteArgs, rs: string): 
 }
 
 /** Syncs a fresh guardian record into its row and builds the result. */
-async function afterRecord(rec: CommandRecord | TaskRecord, link: GuardianLink, ctx: ToolContext): Promise<ToolOutcome> {
+async function afterRecord(rec: CommandRecord | TaskRecord, link: GuardianLink, ctx: ToolContext, notice?: string): Promise<ToolOutcome> {
   if (rec.kind === 'command') ctx.services.sessions.noteCwd(link.gid, rec.cwd);
   const row = ctx.services.execution.sync.apply(rec) ?? ctx.services.execution.tasks.get(rec.id)!;
   const awaiting = rec.kind === 'command' && rec.awaitingInput === true && rec.state === 'running';
   const screen = awaiting ? (await link.snapshot()).lines.join('\n').replace(/\n+$/, '') : undefined;
   // Finished output is on disk already: read it there (no round trip); running output via the guardian.
   const source: ByteSource = row.state === 'running' ? guardianSource(link) : diskSource(ctx.services.layout, row.session_id);
-  return describeTask({ row, source, awaitingInput: awaiting, ...(screen !== undefined ? { screen } : {}) });
+  const o = await describeTask({ row, source, awaitingInput: awaiting, ...(screen !== undefined ? { screen } : {}) });
+  return withShellNews(o, rec.kind === 'command' && rec.queued === true && row.state === 'running', notice);
+}
+
+/**
+ * Adds what the agent must know about the shell itself (issue 9): the command is still queued
+ * behind the shell's start-up; the shell skipped the user's rc files or was restarted (`notice`,
+ * given once by the guardian).
+ */
+function withShellNews(o: ToolOutcome, queued: boolean, notice: string | undefined): ToolOutcome {
+  if (!queued && notice === undefined) return o;
+  const lines: string[] = [];
+  const hints: Record<string, unknown> = { ...o.envelope.hints };
+  if (notice !== undefined) {
+    lines.push(`Note: ${notice}`);
+    hints.shell_notice = notice;
+  }
+  if (queued) {
+    lines.push("Queued: the session's shell is still loading its start-up files; the command is typed as soon as its prompt appears (attach to wait for it, stop to drop it).");
+    hints.queued = true;
+  }
+  return { ...o, envelope: { ...o.envelope, hints }, text: `${lines.join('\n')}\n${o.text}` };
 }
 
 // ---- attach / status / stop ------------------------------------------------------------------

@@ -1,5 +1,6 @@
 import type { SessionView } from '@holdfast/shared/control';
 import { HoldfastError } from '@holdfast/shared/errors';
+import { describeRcSkipped } from '@holdfast/shared/protocol';
 import type { sessionTool } from '@holdfast/shared/tools';
 import type * as z from 'zod';
 import { requireSessionAccess } from '../sessions/access.js';
@@ -77,12 +78,19 @@ export async function sessionHandler(args: Args, ctx: ToolContext): Promise<Tool
   const role = sessions.roleOf(sessions.requireExisting(session.remote_session_id), principal);
   const inventory = await extensionInventory(session.remote_session_id, ctx);
   const extras = inventory ? inventoryText(inventory) : '';
-  const text = `${verb} session ${session.remote_session_id} on ${session.workspace} (${session.workspace_root}), shell pid ${session.shell_pid}${sandboxPhrase(session)}${role === 'owner' || role === null ? '' : `; your role: ${role}`}.${extras}`;
+  const text = `${verb} session ${session.remote_session_id} on ${session.workspace} (${session.workspace_root}), shell pid ${session.shell_pid}${sandboxPhrase(session)}${role === 'owner' || role === null ? '' : `; your role: ${role}`}.${extras}${shellNote(session)}`;
   return outcome(created ? 'session.created' : 'session.attached', 'succeeded', { ...sessionData(session, ctx), role, ...(inventory ? { extension_inventory: inventory } : {}) }, text, {
     context: { remote_session_id: session.remote_session_id },
-    hints: { created },
+    hints: { created, ...(session.rc_skipped ? { rc_skipped: true } : {}) },
     actions: [action('execute', { remote_session_id: session.remote_session_id, command: 'pwd' }, 'run a command in the session')],
   });
+}
+
+/** What the agent must know about how the shell started (issue 9): rc files skipped, or still starting. */
+function shellNote(s: SessionView): string {
+  if (s.rc_skipped) return `\n${describeRcSkipped(s.rc_skipped)}`;
+  if (!s.shell_ready) return "\nThe shell is still loading its start-up files; commands sent now wait for its first prompt.";
+  return '';
 }
 
 function sessionData(s: SessionView, ctx: ToolContext): Record<string, unknown> {
@@ -92,6 +100,7 @@ function sessionData(s: SessionView, ctx: ToolContext): Record<string, unknown> 
     workspace: s.workspace,
     workspace_root: s.workspace_root,
     shell_pid: s.shell_pid,
+    shell: { ready: s.shell_ready, rc_skipped: s.rc_skipped ?? null },
     affinity: s.affinity,
     state: s.state,
     sandbox: s.sandbox ?? { mode: 'off', network: 'on' },

@@ -84,6 +84,18 @@ export const SessionsConfig = z.object({
     .prefault({}),
 });
 
+/**
+ * How a session's shell starts (issue 9; docs/sessions.md "The shell's start-up"): `locale` —
+ * `auto` (the daemon's environment when it names a locale, else the user's configured one, else
+ * `C.UTF-8`), `inherit` (the daemon's environment as it is) or a locale name; `rc_timeout_ms` —
+ * how long the user's rc files may take to reach a first prompt before the shell is restarted
+ * without them.
+ */
+export const ShellStartConfig = z.object({
+  locale: z.string().min(1).regex(/^[A-Za-z0-9_.@-]+$/, 'auto, inherit or a locale name such as en_US.UTF-8').default('auto'),
+  rc_timeout_ms: z.number().int().min(200).max(600_000).default(6000),
+});
+
 export const LimitsConfig = z.object({
   max_body_bytes: z.number().int().min(1024).default(64 * 1024 * 1024),
   request_timeout_ms: z.number().int().min(100).default(120_000),
@@ -277,6 +289,7 @@ export const HoldfastConfig = z.object({
   auth: AuthConfig.prefault({}),
   tools: ToolsConfig.prefault({}),
   sessions: SessionsConfig.prefault({}),
+  shell: ShellStartConfig.prefault({}),
   limits: LimitsConfig.prefault({}),
   workspaces: z.array(WorkspaceConfig).default([]),
   security: SecurityConfig.prefault({}),

@@ -29,6 +29,14 @@ export const SessionView = z.object({
   busy: z.boolean(),
   /** The shell has shown its first prompt (commands can run). */
   shell_ready: z.boolean(),
+  /**
+   * The user's rc files were skipped (issue 9): why, the file to look at, and what the shell loaded
+   * instead (`login`: /etc/profile and ~/.profile; `none`: nothing). Null when they loaded.
+   */
+  rc_skipped: z
+    .object({ reason: z.enum(['timeout', 'input', 'replaced', 'exited']), file: z.string().nullable(), detail: z.string(), loaded: z.enum(['login', 'none']) })
+    .nullable()
+    .optional(),
   /** Seconds since the last activity (PTY output or instruction). */
   idle_seconds: z.number(),
   /** Idle TTL of the session's tier, seconds. */
@@ -233,6 +241,8 @@ export const OAuthGrantView = z.object({
 export const DoctorCheck = z.object({
   name: z.string(),
   ok: z.boolean(),
+  /** Not a failure, but something to look at (issue 9: rc files that were skipped). */
+  warn: z.boolean().optional(),
   detail: z.string(),
   data: z.record(z.string(), z.unknown()).optional(),
 });

@@ -62,7 +62,16 @@ export interface EvtFrame {
 export interface CancelFrame {
   k: 'cancel';
   id: number;
+  /**
+   * Why (issue 9, item 4; optional, older peers send none): `client` — the MCP client cancelled the
+   * call on purpose (`notifications/cancelled`); `gone` — its connection went away where the answer
+   * can no longer be delivered. Absent: a deadline or the caller's own reasons.
+   */
+  why?: CancelWhy;
 }
+
+/** Why a request was cancelled (see {@link CancelFrame}). */
+export type CancelWhy = 'client' | 'gone';
 
 export interface PingFrame {
   k: 'ping';

@@ -43,8 +43,11 @@ export const GEvents = {
   mcpProgress: 'g.mcp.progress',
 } as const;
 
-/** Feature strings a guardian announces in its `welcome`. */
-export const GUARDIAN_FEATURES = ['read.wait', 'exec.awaiting_input', 'spawn.argv', 'snapshot.text', 'sandbox', 'upstream.mcp', 'desktop'] as const;
+/**
+ * Feature strings a guardian announces in its `welcome`. Issue 9: `status.wait_ready` (g.status
+ * takes `waitReadyMs`), `stop.if_queued` (g.stop takes `ifQueued`).
+ */
+export const GUARDIAN_FEATURES = ['read.wait', 'exec.awaiting_input', 'spawn.argv', 'snapshot.text', 'sandbox', 'upstream.mcp', 'desktop', 'status.wait_ready', 'stop.if_queued'] as const;
 
 /** Feature of guardians that host upstream MCP servers (`g.mcp.*`, issue 13). */
 export const UPSTREAM_MCP_FEATURE = 'upstream.mcp';
@@ -94,8 +97,49 @@ export interface GuardianSpec {
   orphanTimeoutS: number;
   /** Build string of the daemon that spawned it (recorded in the manifest). */
   daemonBuild: string;
+  /**
+   * How long the user's rc files may take to reach a first prompt before the shell is restarted
+   * without them, ms (issue 9; default `RC_PROMPT_TIMEOUT_MS` of the guardian, 6000). Optional.
+   */
+  rcTimeoutMs?: number;
   /** Confine the shell and tasks (issue 17); absent = unconfined. */
   sandbox?: SandboxSpec;
+}
+
+/**
+ * Why the user's rc files were skipped (issue 9, item 1): the shell did not reach a first prompt
+ * with them, so the guardian restarted it with a fallback.
+ */
+export interface RcSkipped {
+  /** `timeout`: no prompt in time; `input`: a file waits for terminal input; `replaced`: a file
+   * `exec`ed another program; `exited`: the shell ended before its first prompt. */
+  reason: 'timeout' | 'input' | 'replaced' | 'exited';
+  /** The file that was running (absolute path as sourced), or null when unknown. */
+  file: string | null;
+  /** What happened, for people: `did not reach a prompt within 6 s (still running: sleep 8)`. */
+  detail: string;
+  /** What the shell loaded instead: `login` = /etc/profile and the first of ~/.bash_profile,
+   * ~/.bash_login, ~/.profile without the interactive rc files and `file`; `none` = nothing. */
+  loaded: 'login' | 'none';
+}
+
+/** A shell the guardian restarted by itself (issue 9, item 3). */
+export interface ShellRestart {
+  reason: 'idle_logout';
+  /** Epoch ms. */
+  at: number;
+  /** What happened and what it means, for people. */
+  detail: string;
+}
+
+/** One sentence about skipped rc files, for the agent and the person (session open, execute, doctor). */
+export function describeRcSkipped(r: RcSkipped): string {
+  const what = r.file ? `${r.file} ${r.detail}` : `the shell's start-up files ${r.detail}`;
+  const instead =
+    r.loaded === 'login'
+      ? 'the shell runs with /etc/profile and ~/.profile (or ~/.bash_profile) only — ~/.bashrc and what it sets up (PATH entries, aliases, tools such as nvm) are missing'
+      : 'the shell runs without any start-up file (PATH is the daemon\'s)';
+  return `rc files skipped: ${what}, so ${instead}. Fix ${r.file ?? 'the file'} (it must not wait for input, replace the shell or take long), then session(action="reset_shell").`;
 }
 
 /** Authoritative activity clock (DESIGN §4.3). Times are epoch milliseconds. */
@@ -126,6 +170,16 @@ export interface CommandRecord {
   awaitingInput?: boolean;
   /** The shell's working directory when the command ended (since proto 1, optional). */
   cwd?: string;
+  /**
+   * Not typed yet: the shell has not shown its prompt (a new session loading the user's files).
+   * It is typed as soon as it does, unless stopped (issue 9, item 5; since proto 1, optional).
+   */
+  queued?: true;
+  /**
+   * The command ended without ever being typed: `cancelled` (the call that started it was
+   * aborted first), `stopped` (g.stop), `shell_not_ready`, `shell_exited` (issue 9; optional).
+   */
+  notStarted?: 'cancelled' | 'stopped' | 'shell_not_ready' | 'shell_exited';
 }
 
 /** Offsets of one task stream: bytes ever written are [0, end); [start, end) is retained. */
@@ -172,10 +226,14 @@ export interface GuardianStatus {
     exitCode?: number | null;
     signal?: string | null;
     /**
-     * The user's rc files never reached a prompt (broken or hanging), so the shell runs with the
-     * `--norc` fallback (integration only). Absent when false. Since proto 1 (additive).
+     * The user's rc files never reached a prompt (broken or hanging), so the shell runs with a
+     * fallback. Absent when false. Since proto 1 (additive).
      */
     rcFallback?: boolean;
+    /** Why and what was skipped, with {@link rcFallback} (issue 9; since proto 1, additive). */
+    rcSkipped?: RcSkipped;
+    /** The guardian restarted the shell by itself (issue 9: idle logout; since proto 1, additive). */
+    restarted?: ShellRestart;
   };
   /** Current working directory of the shell, if readable. */
   cwd: string | null;
@@ -197,6 +255,11 @@ export interface GuardianStatus {
 export interface ExecParams {
   id: string;
   command: string;
+  /**
+   * The command as the agent sent it, when `command` wraps it (a one-off cwd or env): what the
+   * screen, bash's history and the record show (issue 9, item 8; additive, default `command`).
+   */
+  display?: string;
   waitMs: number;
   /** Quiet time after which a prompt-like screen counts as awaiting input, ms (default 1500). */
   quietMs?: number;
@@ -204,9 +267,16 @@ export interface ExecParams {
 
 /** `g.exec` result: the command record, or a refusal as a value. */
 export type ExecResult =
-  | { ok: true; cmd: CommandRecord }
+  | {
+      ok: true;
+      cmd: CommandRecord;
+      /** Something about the shell the caller has not been told yet: rc files skipped, shell restarted (issue 9; additive). */
+      notice?: string;
+    }
   | { ok: false; reason: 'command_already_running'; running: CommandRecord | null }
-  | { ok: false; reason: 'shell_not_ready' | 'shell_exited'; running: null };
+  | { ok: false; reason: 'shell_not_ready' | 'shell_exited'; running: null }
+  /** The call was aborted before the command was typed: it never runs (issue 9, item 4). */
+  | { ok: false; reason: 'cancelled'; running: null };
 
 /** `g.wait`: wait up to `waitMs` for a command or task to finish (or await input). */
 export interface WaitParams {
@@ -304,6 +374,18 @@ export interface SpawnParams {
 /** `g.stop`: signal escalation of a task's process group or the foreground command. */
 export interface StopParams {
   id: string;
+  /**
+   * Only end a foreground command that is still queued (never typed); a running one is left alone
+   * and its record returned (issue 9, item 4: a dropped connection cancels what has not started;
+   * feature `stop.if_queued`).
+   */
+  ifQueued?: boolean;
+}
+
+/** `g.status` params (optional). */
+export interface StatusParams {
+  /** Wait up to this long for the shell's first prompt before answering, ms (feature `status.wait_ready`). */
+  waitReadyMs?: number;
 }
 
 export interface ResizeParams {
@@ -413,7 +495,15 @@ const isStrArray = (v: unknown): v is string[] => Array.isArray(v) && v.every(is
 const isStrRecord = (v: unknown): v is Record<string, string> => isObj(v) && Object.values(v).every(isStr);
 
 export function isExecParams(v: unknown): v is ExecParams {
-  return isObj(v) && isStr(v.id) && isStr(v.command) && v.command.length > 0 && isNonNegInt(v.waitMs) && (v.quietMs === undefined || isNonNegInt(v.quietMs));
+  return (
+    isObj(v) &&
+    isStr(v.id) &&
+    isStr(v.command) &&
+    v.command.length > 0 &&
+    (v.display === undefined || isStr(v.display)) &&
+    isNonNegInt(v.waitMs) &&
+    (v.quietMs === undefined || isNonNegInt(v.quietMs))
+  );
 }
 
 export function isWaitParams(v: unknown): v is WaitParams {
@@ -449,7 +539,11 @@ export function isSpawnParams(v: unknown): v is SpawnParams {
 }
 
 export function isStopParams(v: unknown): v is StopParams {
-  return isObj(v) && isStr(v.id);
+  return isObj(v) && isStr(v.id) && (v.ifQueued === undefined || typeof v.ifQueued === 'boolean');
+}
+
+export function isStatusParams(v: unknown): v is StatusParams {
+  return v === null || v === undefined || (isObj(v) && (v.waitReadyMs === undefined || isNonNegInt(v.waitReadyMs)));
 }
 
 export function isResizeParams(v: unknown): v is ResizeParams {
@@ -492,7 +586,8 @@ export function isGuardianSpec(v: unknown): v is GuardianSpec {
     isStr(v.manifestPath) &&
     isStr(v.sessionDir) &&
     isNonNegInt(v.orphanTimeoutS) &&
-    isStr(v.daemonBuild)
+    isStr(v.daemonBuild) &&
+    (v.rcTimeoutMs === undefined || isNonNegInt(v.rcTimeoutMs))
   );
 }
 

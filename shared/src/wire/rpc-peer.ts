@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { LinkTimeouts } from '../constants.js';
-import { fromWireError, HoldfastError, toWireError } from '../errors.js';
+import { cancelReason, cancelWhy, fromWireError, HoldfastError, toWireError } from '../errors.js';
 import type { Frame, WelcomeFrame, HelloFrame } from '../protocol/envelope.js';
 import type { FramedSocket } from './framed-socket.js';
 
@@ -33,7 +33,9 @@ interface Pending {
 
 /**
  * Request/response correlation over a {@link FramedSocket} after the handshake (DESIGN §3):
- * `req{id,m,p,deadlineMs?}` → `res{id,r}` | `err{id,e}`, `evt{ev,d}` one-way, `cancel{id}`,
+ * `req{id,m,p,deadlineMs?}` → `res{id,r}` | `err{id,e}`, `evt{ev,d}` one-way, `cancel{id,why?}`
+ * (the abort reason's {@link cancelWhy} travels, so a handler two hops away knows whether the MCP
+ * client cancelled on purpose),
  * `ping`/`pong`. Both sides may send requests. When the socket closes every pending request
  * fails with the retryable `NOT_CONNECTED` and every running handler is aborted.
  */
@@ -84,13 +86,15 @@ export class RpcPeer extends EventEmitter<{ event: [string, unknown]; close: [Er
         const signal = opts.signal;
         if (signal.aborted) {
           clearTimeout(p.timer);
-          reject(new HoldfastError('CANCELLED', `${method} was cancelled`));
+          reject(cancelReason(cancelWhy(signal.reason), `${method} was cancelled`));
           return;
         }
         p.signal = signal;
         p.onAbort = () => {
-          this.settle(id, new HoldfastError('CANCELLED', `${method} was cancelled`));
-          void this.framed.send({ k: 'cancel', id }).catch(() => undefined);
+          // The reason travels: the other side's handler sees why (issue 9, item 4).
+          const why = cancelWhy(signal.reason);
+          this.settle(id, cancelReason(why, `${method} was cancelled`));
+          void this.framed.send({ k: 'cancel', id, ...(why !== undefined ? { why } : {}) }).catch(() => undefined);
         };
         signal.addEventListener('abort', p.onAbort, { once: true });
       }
@@ -137,7 +141,7 @@ export class RpcPeer extends EventEmitter<{ event: [string, unknown]; close: [Er
         void this.serve(f.id, f.m, f.p, f.deadlineMs);
         return;
       case 'cancel':
-        this.running.get(f.id)?.abort(new HoldfastError('CANCELLED', 'cancelled by the caller'));
+        this.running.get(f.id)?.abort(cancelReason(f.why === 'client' || f.why === 'gone' ? f.why : undefined, f.why === 'client' ? 'cancelled by the client' : 'cancelled by the caller'));
         return;
       case 'evt':
         this.emit('event', f.ev, f.d);

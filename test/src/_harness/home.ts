@@ -117,9 +117,9 @@ export class TestHome {
    * shells never load (or, when killed mid-start, break) the machine user's rc files — a killed
    * pyenv rehash leaves a lock that stalls every later bash for 60 s.
    */
-  env(extra: Record<string, string> = {}): Record<string, string> {
+  env(extra: Record<string, string> = {}, unset: readonly string[] = []): Record<string, string> {
     const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+    for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !unset.includes(k)) env[k] = v;
     return { ...env, HOLDFAST_HOME: this.home, HOME: this.userHome, ...extra };
   }
 
@@ -133,11 +133,11 @@ export class TestHome {
     return `HOLDFAST_HOME=${this.home}`;
   }
 
-  /** Starts holdfastd as a child and waits until it answers. */
-  async startDaemon(extraEnv: Record<string, string> = {}): Promise<number> {
+  /** Starts holdfastd as a child (without the variables in `unset`) and waits until it answers. */
+  async startDaemon(extraEnv: Record<string, string> = {}, unset: readonly string[] = []): Promise<number> {
     const child = spawn(process.execPath, [DAEMON_MAIN, 'run', '--home', this.home], {
       stdio: ['ignore', 'ignore', 'pipe'],
-      env: this.env(extraEnv),
+      env: this.env(extraEnv, unset),
     });
     let err = '';
     child.stderr!.on('data', (d: Buffer) => {

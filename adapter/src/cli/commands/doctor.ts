@@ -28,7 +28,7 @@ export function registerDoctor(program: Command): void {
         c.close();
       }
       if (o.json) printJson({ ok: checks.every((x) => x.ok), checks });
-      else for (const x of checks) process.stdout.write(`${x.ok ? 'ok  ' : 'FAIL'} ${x.name}: ${x.detail}\n`);
+      else for (const x of checks) process.stdout.write(`${!x.ok ? 'FAIL' : x.warn ? 'WARN' : 'ok  '} ${x.name}: ${x.detail}\n`);
       if (!checks.every((x) => x.ok)) process.exitCode = 1;
     });
 }

@@ -3,6 +3,7 @@ import { HoldfastError } from '@holdfast/shared/errors';
 import { stageWrite, writeFileAtomic, type StagedWrite, type TempJournal } from '../../files/atomic-write.js';
 import { openDirBeneath, openParentBeneath, withParentBeneath, type DirHandle } from '../../files/beneath.js';
 import type { ResolvedPath } from '../../files/workspace-path.js';
+import { stageInPlace, writeInPlace } from '../../files/in-place-write.js';
 import type { EditPlan } from './plan.js';
 
 /** Errors of `link(2)` after which a plain rename (checked for a free destination first) is used. */
@@ -60,7 +61,8 @@ type Done = { plan: EditPlan; kind: 'write' | 'rename' };
 /**
  * Applies validated plans all-or-nothing (issue 4): every new content is first written to a temp
  * file next to its target and fsynced; only then are they renamed into place (and renames done)
- * in order. If a step fails, the steps already done are reverted (previous bytes written back
+ * in order — or, for a file with other hard links, copied into its inode (issue 9,
+ * files/in-place-write.ts). If a step fails, the steps already done are reverted (previous bytes written back
  * atomically, renames moved back, files this call created removed) and the remaining temp files
  * removed; the error is rethrown.
  */
@@ -72,7 +74,11 @@ export async function commitPlans(root: string, plans: readonly EditPlan[], jour
     for (const p of plans) {
       if (p.after !== null) {
         if (p.operation === 'create') made.push(...ensureParent(p.target));
-        staged.set(p, await stageWrite(p.target.real, p.after, { ...(p.mode !== null ? { mode: p.mode } : {}), ...(p.before ? { uid: p.before.uid, gid: p.before.gid } : {}), journal, base: root }));
+        if (p.inPlace && p.before) {
+          staged.set(p, await stageInPlace(p.target.real, p.after, { dev: p.before.dev, ino: p.before.ino, ...(p.mode !== null ? { mode: p.mode } : {}) }, { journal }));
+        } else {
+          staged.set(p, await stageWrite(p.target.real, p.after, { ...(p.mode !== null ? { mode: p.mode } : {}), ...(p.before ? { uid: p.before.uid, gid: p.before.gid } : {}), journal, base: root }));
+        }
       } else if (p.dest) {
         made.push(...ensureParent(p.dest));
       }
@@ -92,6 +98,7 @@ export async function commitPlans(root: string, plans: readonly EditPlan[], jour
     for (const d of done.reverse()) {
       try {
         if (d.kind === 'rename') renameNoReplace(d.plan.dest!, d.plan.target);
+        else if (d.plan.before && d.plan.inPlace) await writeInPlace(d.plan.target.real, d.plan.before.bytes, { dev: d.plan.before.dev, ino: d.plan.before.ino, mode: d.plan.before.mode }, { journal });
         else if (d.plan.before) await writeFileAtomic(d.plan.target.real, d.plan.before.bytes, { mode: d.plan.before.mode, journal, base: root });
         else withParentBeneath(root, d.plan.target.real, (dir, name) => unlinkSync(dir.entry(name))); // created by this call a moment ago
       } catch {

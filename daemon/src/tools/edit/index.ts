@@ -240,6 +240,7 @@ export async function editHandler(args: Args, ctx: ToolContext): Promise<ToolOut
       }
       const files = plans.map((p) => ({
         path: p.path, operation: p.operation, ...(p.dest ? { new_path: p.dest.rel } : {}), changed: p.changed, changed_lines: p.changedLines,
+        ...(p.inPlace && p.before ? { hard_links: p.before.links, written_in_place: true } : {}),
         readback: readback(p.dest ?? p.target),
       }));
       const prev = previewOf(diff, FileLimits.DIFF_PREVIEW_BYTES);
@@ -249,7 +250,7 @@ export async function editHandler(args: Args, ctx: ToolContext): Promise<ToolOut
         diff_preview: prev.text, diff_truncated: prev.truncated, diff_lines: diffLines,
       };
       const actions: ResultAction[] = prev.truncated ? [action('observe', { view: 'diff', remote_session_id: rs, edit_id: editId, offset: 0, limit: 400 }, 'read the whole diff')] : [];
-      const summary = files.map((f) => `  ${f.path}${'new_path' in f ? ` → ${f.new_path}` : ''}: ${f.operation}${f.changed ? `, ${f.changed_lines} line${f.changed_lines === 1 ? '' : 's'} changed` : ', no change'}${typeof f.readback?.sha256 === 'string' ? `, sha256 ${f.readback.sha256.slice(0, 12)}…` : ''}`);
+      const summary = files.map((f) => `  ${f.path}${'new_path' in f ? ` → ${f.new_path}` : ''}: ${f.operation}${f.changed ? `, ${f.changed_lines} line${f.changed_lines === 1 ? '' : 's'} changed` : ', no change'}${'hard_links' in f ? `, written in place (${f.hard_links} hard links: every name sees the change)` : ''}${typeof f.readback?.sha256 === 'string' ? `, sha256 ${f.readback.sha256.slice(0, 12)}…` : ''}`);
       const head = changed.length > 0 ? `Edited ${changed.length} file${changed.length === 1 ? '' : 's'} (${editId}):` : 'Nothing to change: the files already have this content.';
       const text = `${head}\n${summary.join('\n')}${prev.text ? `\n${prev.text}` : ''}${prev.truncated ? `[diff continues: observe(view="diff", edit_id="${editId}")]` : ''}`;
       return outcome('edit.applied', 'succeeded', data, text, { context, actions });

@@ -1,10 +1,10 @@
-import { closeSync } from 'node:fs';
+import { closeSync, constants as fsConstants, fstatSync } from 'node:fs';
 import { FileLimits } from '@holdfast/shared/constants';
 import { HoldfastError } from '@holdfast/shared/errors';
 import type { EditOperation, ExpectedFormat } from '@holdfast/shared/tools';
 import { detectCharset } from '../../files/charset.js';
 import { logicalText, normaliseNewlines, openEditable, rebuild } from '../../files/editable-text.js';
-import { lstatBeneath } from '../../files/beneath.js';
+import { lstatBeneath, openBeneath } from '../../files/beneath.js';
 import { readWhole, sha256Hex } from '../../files/file-facts.js';
 import { openRegularFile } from '../../files/file-kind.js';
 import { detectFormat, type TextFormat } from '../../files/text-format.js';
@@ -21,6 +21,10 @@ export interface Before {
   mode: number;
   uid: number;
   gid: number;
+  /** Hard links of the inode (issue 9): more than one means the file is written in place. */
+  links: number;
+  dev: bigint;
+  ino: bigint;
 }
 
 /** One target of an edit call, validated and computed, nothing written yet (issue 4). */
@@ -40,6 +44,11 @@ export interface EditPlan {
   afterSha: string | null;
   /** Permission bits of the written file. */
   mode: number | null;
+  /**
+   * The file has other hard links: the new bytes are written into its inode (files/in-place-write.ts)
+   * so every name sees them (issue 9, item 9).
+   */
+  inPlace: boolean;
   changed: boolean;
   changedLines: number;
   diff: string;
@@ -75,15 +84,48 @@ export function decodeBase64(s: string, path: string): Buffer {
 export function readBefore(p: ResolvedPath): Before {
   const file = openRegularFile(p.real, p.rel, p.root);
   try {
-    const st = file.st;
-    if (st.size > FileLimits.EDIT_MAX_FILE_BYTES) {
+    const st = fstatSync(file.fd, { bigint: true });
+    if (st.size > BigInt(FileLimits.EDIT_MAX_FILE_BYTES)) {
       throw new HoldfastError('FILE_TOO_LARGE', `${p.rel} has ${st.size} bytes; edit rewrites files up to ${FileLimits.EDIT_MAX_FILE_BYTES} bytes`, { details: { path: p.rel } });
     }
-    const bytes = readWhole(file.fd, st.size);
-    return { bytes, sha: sha256Hex(bytes), mode: st.mode & 0o7777, uid: st.uid, gid: st.gid };
+    const bytes = readWhole(file.fd, Number(st.size));
+    return { bytes, sha: sha256Hex(bytes), mode: Number(st.mode & 0o7777n), uid: Number(st.uid), gid: Number(st.gid), links: Number(st.nlink), dev: st.dev, ino: st.ino };
   } finally {
     closeSync(file.fd);
   }
+}
+
+/** Why a file cannot be opened for writing, by errno (for the HARD_LINKED message). */
+const NOT_WRITABLE: Record<string, string> = {
+  EACCES: 'is not writable (make it writable with chmod u+w, or edit a copy)',
+  EPERM: 'may not be written (an immutable or append-only file)',
+  EROFS: 'is on a read-only filesystem',
+  ETXTBSY: 'is a program that is running right now (stop it first)',
+};
+
+/**
+ * Whether an update of `before` is written in place (issue 9, item 9): yes when the file has other
+ * hard links — then it is opened for writing (nothing written) to be sure that can be done, and
+ * said before anything is written when it cannot.
+ * @throws HoldfastError HARD_LINKED when the file has other links but cannot be opened for writing
+ *   (replacing it instead would leave the other names with the old bytes).
+ */
+export function writesInPlace(before: Before, p: ResolvedPath): boolean {
+  if (before.links <= 1) return false;
+  try {
+    // Opened through its folder without following symlinks, never blocking (issue 18).
+    closeSync(openBeneath(p.root, p.real, fsConstants.O_WRONLY | fsConstants.O_NONBLOCK));
+  } catch (err) {
+    if (err instanceof HoldfastError) throw err;
+    const code = (err as NodeJS.ErrnoException).code ?? '';
+    const why = NOT_WRITABLE[code] ?? `cannot be opened for writing (${code || (err as Error).message})`;
+    throw new HoldfastError(
+      'HARD_LINKED',
+      `${p.rel} has ${before.links} hard links and ${why}, so it cannot be changed in place; replacing it would leave its other ${before.links - 1} name(s) with the old content. Nothing was written`,
+      { retryable: false, details: { path: p.rel, links: before.links, errno: code } },
+    );
+  }
+  return true;
 }
 
 /** Diff and changed lines of a whole new or replaced file whose bytes may not be text. */
@@ -125,7 +167,7 @@ function planCreate(ws: FileWorkspace, op: EditOperation, index: number): EditPl
   }
   const change = wholeFileChange(null, target.rel, null, after);
   return {
-    index, operation: 'create', path: target.rel, realRel: target.realRel, target, before: null, after, afterSha: sha256Hex(after), mode: null,
+    index, operation: 'create', path: target.rel, realRel: target.realRel, target, before: null, after, afterSha: sha256Hex(after), mode: null, inPlace: false,
     changed: true, changedLines: change.changedLines, diff: change.diff,
   };
 }
@@ -197,7 +239,7 @@ function planUpdate(ws: FileWorkspace, op: EditOperation, index: number, guard: 
   const changed = !after.equals(before.bytes);
   return {
     index, operation: 'update', path: target.rel, realRel: target.realRel, target, before, after: changed ? after : null,
-    afterSha: sha256Hex(after), mode: before.mode, changed, changedLines: changed ? changedLines : 0, diff: changed ? diff : '',
+    afterSha: sha256Hex(after), mode: before.mode, inPlace: changed && writesInPlace(before, target), changed, changedLines: changed ? changedLines : 0, diff: changed ? diff : '',
   };
 }
 
@@ -224,7 +266,7 @@ function planRename(ws: FileWorkspace, op: EditOperation, index: number): EditPl
     }
   }
   return {
-    index, operation: 'rename', path: target.rel, realRel: target.realRel, target, dest, before, after: null, afterSha: before?.sha ?? null, mode: null,
+    index, operation: 'rename', path: target.rel, realRel: target.realRel, target, dest, before, after: null, afterSha: before?.sha ?? null, mode: null, inPlace: false,
     changed: true, changedLines: 0, diff: `--- a/${target.rel}\n+++ b/${dest.rel}\nrename from ${target.rel}\nrename to ${dest.rel}\n`,
   };
 }

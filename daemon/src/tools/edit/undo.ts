@@ -3,7 +3,7 @@ import { HoldfastError } from '@holdfast/shared/errors';
 import type { EditOperation } from '@holdfast/shared/tools';
 import { sha256Hex } from '../../files/file-facts.js';
 import { resolveForWrite, type FileWorkspace } from '../file-access.js';
-import { readBefore, wholeFileChange, type EditPlan } from './plan.js';
+import { readBefore, wholeFileChange, writesInPlace, type EditPlan } from './plan.js';
 
 /**
  * `operation: "undo"` (issue 4): reverts this session's last edit of `path` while the file still
@@ -27,7 +27,7 @@ export function planUndo(ws: FileWorkspace, op: EditOperation, index: number): E
     if (back.lstat !== null) throw new HoldfastError('UNDO_UNAVAILABLE', `${row.path} exists again, so ${probe.rel} cannot be moved back`, { details: { path: probe.rel } });
     if (probe.lstat === null) throw new HoldfastError('UNDO_UNAVAILABLE', `${probe.rel} no longer exists`, { details: { path: probe.rel } });
     return {
-      index, operation: 'undo', path: probe.rel, realRel: probe.realRel, target: probe, dest: back, before: null, after: null, afterSha: row.after_sha, mode: null,
+      index, operation: 'undo', path: probe.rel, realRel: probe.realRel, target: probe, dest: back, before: null, after: null, afterSha: row.after_sha, mode: null, inPlace: false,
       changed: true, changedLines: 0, diff: `--- a/${probe.rel}\n+++ b/${back.rel}\nrename from ${probe.rel}\nrename to ${back.rel}\n`, undoOf,
     };
   }
@@ -44,7 +44,7 @@ export function planUndo(ws: FileWorkspace, op: EditOperation, index: number): E
   const after = gunzipSync(row.before_blob);
   const change = wholeFileChange(target.rel, target.rel, current.bytes, after);
   return {
-    index, operation: 'undo', path: target.rel, realRel: target.realRel, target, before: current, after, afterSha: sha256Hex(after), mode: row.mode ?? current.mode,
+    index, operation: 'undo', path: target.rel, realRel: target.realRel, target, before: current, after, afterSha: sha256Hex(after), mode: row.mode ?? current.mode, inPlace: writesInPlace(current, target),
     changed: true, changedLines: change.changedLines, diff: change.diff, undoOf,
   };
 }

@@ -23,7 +23,16 @@ export async function sessionView(args: ObserveArgs, ctx: ToolContext): Promise<
   const data = {
     session: view,
     cwd: st?.cwd ?? null,
-    shell: st ? { pid: st.shell.pid, alive: st.shell.alive, ready: st.shell.ready, generation: st.shell.generation, ...(st.shell.rcFallback ? { rc_fallback: true } : {}) } : null,
+    shell: st
+      ? {
+          pid: st.shell.pid,
+          alive: st.shell.alive,
+          ready: st.shell.ready,
+          generation: st.shell.generation,
+          ...(st.shell.rcFallback ? { rc_fallback: true, rc_skipped: st.shell.rcSkipped ?? null } : {}),
+          ...(st.shell.restarted ? { restarted: st.shell.restarted } : {}),
+        }
+      : null,
     clock: st
       ? { created_at: st.clock.createdAt, last_pty_activity_at: st.clock.lastPtyActivityAt, last_instruction_at: st.clock.lastInstructionAt, ever_executed: st.clock.everExecuted, busy: st.clock.busy }
       : null,
