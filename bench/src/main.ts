@@ -7,6 +7,7 @@ import { extensionsSuite } from './suites/extensions.js';
 import { filesSuite } from './suites/files.js';
 import { mcpSuite } from './suites/mcp.js';
 import { oauthSuite } from './suites/oauth.js';
+import { operationsSuite } from './suites/operations.js';
 import { runtimeSuite } from './suites/runtime.js';
 import { sandboxSuite } from './suites/sandbox.js';
 import { workSuite } from './suites/work.js';
@@ -26,6 +27,7 @@ const SUITES: Record<string, () => Promise<void>> = {
   codemap: codemapSuite,
   extensions: extensionsSuite,
   work: workSuite,
+  ops: operationsSuite,
   desktop: desktopSuite,
 };
 

@@ -5,7 +5,7 @@ import { buildInfo, buildString } from '@holdfast/shared/build';
 import { ControlEvents, type ToolProgressEvent } from '@holdfast/shared/control';
 import { HoldfastError } from '@holdfast/shared/errors';
 import { newId } from '@holdfast/shared/ids';
-import type { HomeLayout } from '@holdfast/shared/paths';
+import { ensurePrivateHome, type HomeLayout } from '@holdfast/shared/paths';
 import { ProtocolVersions } from '@holdfast/shared/protocol';
 import { ensurePrivateDir } from '@holdfast/shared/run-dir';
 import { ConfigStore, writeDefaultConfigIfAbsent } from './config-store.js';
@@ -22,6 +22,8 @@ import { acquireDaemonLock, clearStaleSocket } from './lock.js';
 import type { Logger } from './log.js';
 import { OAuthService } from './oauth/service.js';
 import { EventStreamHub } from './events/stream-hub.js';
+import { EnvironmentService } from './environment/service.js';
+import { OperationRunner } from './operations/operation-runner.js';
 import { listResources, readResource, resourceTemplates } from './resources/index.js';
 import { Retention } from './retention.js';
 import { createRouter, type ControlHandlers } from './router.js';
@@ -30,14 +32,17 @@ import { pickExpired } from './sessions/quota.js';
 import { Reaper } from './sessions/reaper.js';
 import { recoverSessions } from './sessions/recovery.js';
 import { checkpoint, openDatabase, type Db } from './store/db.js';
+import { EnvironmentSnapshotsRepo } from './store/environment-snapshots-repo.js';
 import { DesktopRepo } from './store/desktop-repo.js';
 import { DiskSpace, isDiskFullError } from './store/disk-space.js';
 import { EventsRepo, EventsRetention } from './store/events-repo.js';
+import { OperationsRepo } from './store/operations-repo.js';
 import { RetentionQueries } from './store/retention-queries.js';
 import { SessionRolesRepo } from './store/session-roles-repo.js';
 import { SessionsRepo } from './store/sessions-repo.js';
 import type { ToolServices } from './tools/context.js';
 import { callTool } from './tools/registry.js';
+import { secretsLink } from './tools/secret-provide.js';
 import { createWorkServices, type WorkServices } from './work/services.js';
 
 export interface DaemonOptions {
@@ -67,6 +72,7 @@ export class Daemon {
   private work!: WorkServices;
   private streams!: EventStreamHub;
   private retention!: Retention;
+  private operations!: OperationRunner;
   private desktop!: DesktopService;
   private reaper!: Reaper;
   private server!: ControlServer;
@@ -87,10 +93,12 @@ export class Daemon {
   /** Starts everything; resolves when the control socket accepts connections. */
   async start(): Promise<void> {
     const l = this.layout;
+    const homeWarning = ensurePrivateHome(l.home);
+    if (homeWarning) this.log.warn(homeWarning);
     // The run folder holds the sockets, lock and manifests: it must be ours alone (issue 18).
     ensurePrivateDir(l.runDir);
     ensurePrivateDir(l.guardianDir);
-    for (const d of [l.home, l.sessionsDir, l.logsDir, l.stateDir]) mkdirSync(d, { recursive: true, mode: 0o700 });
+    for (const d of [l.sessionsDir, l.logsDir, l.stateDir]) mkdirSync(d, { recursive: true, mode: 0o700 });
     // Before anything is written: on a full disk the reserve is given up so this start finds room.
     this.disk = new DiskSpace(l.stateDir, this.log);
     this.disk.start();
@@ -114,9 +122,13 @@ export class Daemon {
     this.work = createWorkServices(this.db, l, this.files.temps);
     const sweptArtifacts = this.work.store.sweepOrphans(this.work.artifacts);
     if (sweptArtifacts.length > 0) this.log.info('removed artifact files that were never recorded', { files: sweptArtifacts });
+    const operationsRepo = new OperationsRepo(this.db);
+    const snapshots = new EnvironmentSnapshotsRepo(this.db);
     this.retention = new Retention(
       {
         layout: l,
+        operations: operationsRepo,
+        snapshots,
         queries: new RetentionQueries(this.db),
         tasks: this.execution.services.tasks,
         plans: this.work.plans,
@@ -139,6 +151,12 @@ export class Daemon {
     this.eventsRepo.append({ kind: 'daemon.started', data: { pid: process.pid, build: buildString(), ...report } });
 
     await clearStaleSocket(l.daemonSocket);
+    // Operation steps run through the same tool-call path as every call (issue 12).
+    this.operations = new OperationRunner(
+      { operations: operationsRepo, events: this.eventsRepo, tasks: this.execution.services.tasks, receipts: this.execution.services.receipts },
+      (tool, args, ctx, signal, event) => callTool(tool, args, ctx, services, signal, undefined, event),
+      this.log,
+    );
     const services: ToolServices = {
       layout: l,
       config: this.configStore,
@@ -148,6 +166,8 @@ export class Daemon {
       files: this.files,
       extensions: this.extensions,
       work: this.work,
+      operations: { repo: operationsRepo, runner: this.operations },
+      environment: new EnvironmentService(snapshots, this.configStore, this.manager),
       desktop: this.desktop,
       disk: this.disk,
     };
@@ -170,6 +190,8 @@ export class Daemon {
     this.reaper = new Reaper(this.manager, () => this.configStore.config.sessions.reaper_interval_ms, this.log);
     this.reaper.start();
     this.execution.start();
+    const ops = this.operations.recover();
+    if (ops.resumed + ops.interrupted > 0) this.log.info('operations recovered', ops);
     this.retention.start();
     this.log.info('holdfastd ready', { pid: process.pid, build: buildString(), home: l.home });
   }
@@ -270,6 +292,22 @@ export class Daemon {
           id === undefined ? undefined : (u: Omit<ToolProgressEvent, 'progress_id'>) => void ctx.peer.emitEvent(ControlEvents.toolProgress, { progress_id: id, ...u } satisfies ToolProgressEvent).catch(() => undefined);
         return callTool(p.tool, p.arguments, p.context, services, ctx.signal, progress);
       },
+      'secret.pending': async (p) => {
+        m.requireExisting(p.id);
+        const list = await (await secretsLink(m, p.id)).secretList();
+        return {
+          requests: list.requests.map((r) => ({ name: r.name, purpose: r.purpose, requested_at: r.requestedAt })),
+          secrets: list.secrets.map((x) => ({ name: x.name, purpose: x.purpose, provided_at: x.providedAt, via: x.via })),
+        };
+      },
+      'secret.provide': async (p) => {
+        const row = m.requireExisting(p.id);
+        const link = await secretsLink(m, p.id);
+        const r = await link.secretPut({ name: p.name, value: p.value, via: 'cli' });
+        this.execution.services.audit.append({ event: 'secret.provided', principal: 'local-user', remote_session_id: p.id, name: p.name, via: 'cli' });
+        this.eventsRepo.append({ session_id: p.id, workspace: row.workspace, kind: 'secret.provided', data: { name: p.name, via: 'cli' } });
+        return r;
+      },
       'mcp.approve': (p) => {
         const r = approveServer(this.configStore, this.extensions.approvals, p.workspace, p.name);
         this.eventsRepo.append({ workspace: r.workspace, kind: 'mcp.approved', data: { name: r.name, entry_sha256: r.entry_sha256 } });
@@ -336,6 +374,7 @@ export class Daemon {
     if (this.stopped) return;
     this.stopped = true;
     this.draining = true;
+    this.operations?.stop();
     this.reaper?.stop();
     this.retention?.stop();
     this.streams?.stop();

@@ -16,8 +16,9 @@ export const DEFAULT_CONFIG_YAML = `# holdfast configuration (DESIGN §2). Writt
 
 security:
   # The command policy (docs/command-policy.md). Every command execute runs is parsed with a real
-  # shell parser; $(…), backticks, a lone &, unquoted here-documents and dangling operators are
-  # always refused. Each command is judged deny → confirm → allow → built-in read-only list → default.
+  # shell parser, commands inside $(…), backticks and here-documents included; a lone & and
+  # dangling operators are always refused. Each command is judged deny → confirm → allow →
+  # built-in read-only list → default.
   commands:
     # A command that matches no rule: allow | confirm | deny.
     # "allow" suits one person on their own machine. For anything shared, use: default: confirm
@@ -135,6 +136,8 @@ retention:
   artifact_days: 30
   # Delivered plans, and plans of ended sessions, counted from their last change.
   plan_days: 90
+  # Step results of finished operations (operation_batch); the id then answers OPERATION_RESULT_EXPIRED.
+  operation_days: 7
   # How often a sweep runs, seconds.
   sweep_interval_s: 21600
 

@@ -72,7 +72,7 @@ export function storeChecks(layout: HomeLayout, db: Db, sessions: SessionsRepo, 
   // Counted at the time the next sweep runs: what will have aged out by then.
   const next = f.retention.preview(f.retention.nextSweepAt ?? Date.now());
   const cfg = f.retention.clocks();
-  const clocks = `task_days ${cfg.task_days}, event_days ${cfg.event_days}, artifact_days ${cfg.artifact_days}, plan_days ${cfg.plan_days} (0 keeps forever)`;
+  const clocks = `task_days ${cfg.task_days}, event_days ${cfg.event_days}, artifact_days ${cfg.artifact_days}, plan_days ${cfg.plan_days}, operation_days ${cfg.operation_days} (0 keeps forever)`;
   const due = f.retention.nextSweepAt ? new Date(f.retention.nextSweepAt).toISOString() : 'not scheduled';
   const removes =
     `${next.tasks} tasks, ${next.sessions} session log folders, ${next.events} events, ${next.artifacts} artifacts (${humanBytes(next.artifact_bytes)}), ${next.plans} plans, ${next.receipts} receipts`;

@@ -8,7 +8,9 @@ import { guardianPaths, homeLayout } from '@holdfast/shared/paths';
 import type { Logger } from './log.js';
 import { Retention } from './retention.js';
 import { openDatabase } from './store/db.js';
+import { EnvironmentSnapshotsRepo } from './store/environment-snapshots-repo.js';
 import { EventsRepo, EventsRetention } from './store/events-repo.js';
+import { OperationsRepo } from './store/operations-repo.js';
 import { RetentionQueries } from './store/retention-queries.js';
 import { SessionsRepo } from './store/sessions-repo.js';
 import { TasksRepo } from './store/tasks-repo.js';
@@ -33,7 +35,17 @@ describe('retention (issue 5 tasks, issue 11 every clock)', () => {
   const now = Date.now();
   let clocks = HoldfastConfig.parse({}).retention;
   const retention = new Retention(
-    { layout, queries: new RetentionQueries(db), tasks, plans: work.plans, artifacts: work.artifacts, artifactStore: work.store, events: new EventsRetention(db) },
+    {
+      layout,
+      queries: new RetentionQueries(db),
+      tasks,
+      plans: work.plans,
+      artifacts: work.artifacts,
+      artifactStore: work.store,
+      events: new EventsRetention(db),
+      operations: new OperationsRepo(db),
+      snapshots: new EnvironmentSnapshotsRepo(db),
+    },
     () => clocks,
     quiet,
   );
@@ -77,9 +89,21 @@ describe('retention (issue 5 tasks, issue 11 every clock)', () => {
     events.append({ kind: 'daemon.started' }, now - 40 * DAY);
     events.append({ kind: 'daemon.started' }, now);
     work.progress.insert({ session_id: 'rs_old', status: 'milestone', current: 'x', result: null, at: now - 40 * DAY });
+    // Operations (issue 12): one finished 10 days ago (past operation_days 7), one finished today, one running.
+    const ops = new OperationsRepo(db);
+    const op = (id: string, at: number, end: boolean): void => {
+      ops.insert(
+        { id, session_id: 'rs_live', workspace: 'ws', principal: 'p', run_id: null, steps_sha256: 'x', state: 'running', state_sequence: 1, call_context: '{}', created_at: at, updated_at: at },
+        [{ operation_id: id, step_id: 's', position: 0, tool: 'read', arguments: '{}', depends_on: '[]', state: 'pending', state_sequence: 1, idempotency_key: null }],
+      );
+      if (end) ops.finish(id, 'succeeded', () => 1, at);
+    };
+    op('op_old', now - 10 * DAY, true);
+    op('op_new', now, true);
+    op('op_running', now - 10 * DAY, false);
 
     const preview = retention.preview(now);
-    assert.deepEqual(preview, { tasks: 2, sessions: 1, events: 2, artifacts: 1, artifact_bytes: 6, plans: 1, receipts: 0 });
+    assert.deepEqual(preview, { tasks: 2, sessions: 1, events: 2, artifacts: 1, artifact_bytes: 6, plans: 1, receipts: 0, operations: 1 });
     assert.deepEqual(retention.sweep(now), preview, 'a sweep removes exactly what the preview said');
     assert.equal(tasks.get('task_old'), undefined);
     assert.equal(tasks.get('task_delivered'), undefined, 'a delivered plan no longer holds its evidence');
@@ -96,8 +120,12 @@ describe('retention (issue 5 tasks, issue 11 every clock)', () => {
     assert.ok(work.artifacts.get('ar_live'), 'artifacts of live sessions stay');
     assert.equal(work.progress.latest('rs_old'), undefined, 'progress of an old ended session goes with its events');
     assert.deepEqual(events.listForSession('rs_live').map((e) => e.kind), ['session.running'], 'events of live sessions stay');
+    assert.ok(ops.get('op_old')?.results_expired_at, 'an old operation keeps a tombstone');
+    assert.deepEqual(ops.steps('op_old'), [], '… without its step results');
+    assert.equal(ops.steps('op_new').length, 1);
+    assert.equal(ops.steps('op_running').length, 1, 'a running operation is never expired');
 
-    clocks = { ...clocks, task_days: 0, event_days: 0, artifact_days: 0, plan_days: 0 };
-    assert.deepEqual(retention.sweep(now + 1000 * DAY), { tasks: 0, sessions: 0, events: 0, artifacts: 0, artifact_bytes: 0, plans: 0, receipts: 0 }, '0 keeps everything');
+    clocks = { ...clocks, task_days: 0, event_days: 0, artifact_days: 0, plan_days: 0, operation_days: 0 };
+    assert.deepEqual(retention.sweep(now + 1000 * DAY), { tasks: 0, sessions: 0, events: 0, artifacts: 0, artifact_bytes: 0, plans: 0, receipts: 0, operations: 0 }, '0 keeps everything');
   });
 });

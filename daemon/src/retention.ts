@@ -10,6 +10,8 @@ import type { RetentionQueries } from './store/retention-queries.js';
 import type { TasksRepo } from './store/tasks-repo.js';
 import type { ArtifactsRepo } from './store/artifacts-repo.js';
 import type { ArtifactStore } from './work/artifact-store.js';
+import type { EnvironmentSnapshotsRepo } from './store/environment-snapshots-repo.js';
+import type { OperationsRepo } from './store/operations-repo.js';
 
 /** The first sweep runs this long after start (or after `sweep_interval_s` when that is shorter), ms. */
 const FIRST_SWEEP_DELAY_MS = 30_000;
@@ -24,6 +26,10 @@ export interface RetentionStores {
   artifacts: ArtifactsRepo;
   artifactStore: ArtifactStore;
   events: EventsRetention;
+  /** Operations (issue 12): step results expire on `operation_days`, tombstones go with the session's events. */
+  operations: OperationsRepo;
+  /** Environment snapshots (issue 12): they go with the events of their ended session. */
+  snapshots: EnvironmentSnapshotsRepo;
 }
 
 /** What one sweep removes (or, from {@link Retention.preview}, would remove now). */
@@ -38,6 +44,8 @@ export interface RetentionReport {
   plans: number;
   /** Idempotency receipts past their TTL. */
   receipts: number;
+  /** Finished operations whose step results expired (issue 12). */
+  operations: number;
 }
 
 /** The cutoff (epoch ms) of a clock in days, or null when 0 keeps everything. */
@@ -50,7 +58,9 @@ function cutoffOf(days: number, now: number): number | null {
  * on its own clock — finished tasks and their logs and the folders of sessions that ended
  * (`task_days`), events of ended sessions and daemon-wide events, with those sessions' progress
  * reports and activity (`event_days`), artifacts of ended sessions (`artifact_days`), delivered
- * plans and plans of ended sessions (`plan_days`), idempotency receipts past their TTL. Kept
+ * plans and plans of ended sessions (`plan_days`), idempotency receipts past their TTL, the step
+ * results of finished operations (`operation_days`, issue 12; a tombstone row keeps answering
+ * `OPERATION_RESULT_EXPIRED` until the session's events go; environment snapshots go then too). Kept
  * whatever their age: running tasks, whatever an undelivered plan cites (tasks and their logs,
  * artifacts), artifacts and events of live sessions. Plans go first, so evidence a removed plan
  * held is released in the same sweep. Runs off the request path on a timer; `preview` counts
@@ -113,6 +123,7 @@ export class Retention {
       artifact_bytes: a.bytes,
       plans: plan === null ? 0 : q.countExpiredPlans(plan),
       receipts: q.countExpiredReceipts(now - FileLimits.IDEMPOTENCY_TTL_MS),
+      operations: c.operation_days > 0 ? this.stores.operations.countExpired(now - c.operation_days * DAY_MS) : 0,
     };
   }
 
@@ -120,7 +131,7 @@ export class Retention {
   sweep(now: number = Date.now()): RetentionReport {
     const c = this.config();
     const { queries: q, layout } = this.stores;
-    const removed: RetentionReport = { tasks: 0, sessions: 0, events: 0, artifacts: 0, artifact_bytes: 0, plans: 0, receipts: 0 };
+    const removed: RetentionReport = { tasks: 0, sessions: 0, events: 0, artifacts: 0, artifact_bytes: 0, plans: 0, receipts: 0, operations: 0 };
 
     const plan = cutoffOf(c.plan_days, now);
     if (plan !== null) {
@@ -163,7 +174,11 @@ export class Retention {
     if (event !== null) {
       removed.events = this.stores.events.deleteExpired(event);
       q.deleteEndedSessionState(event);
+      this.stores.snapshots.deleteOfEndedSessions(event);
+      this.stores.operations.deleteTombstones(event);
     }
+    const operation = cutoffOf(c.operation_days, now);
+    if (operation !== null) removed.operations = this.stores.operations.expireResults(operation, now);
     removed.receipts = q.deleteExpiredReceipts(now - FileLimits.IDEMPOTENCY_TTL_MS);
 
     this.last = { at: now, removed };

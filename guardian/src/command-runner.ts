@@ -11,6 +11,7 @@ import { killEscalate } from './process-killer.js';
 import { procLink, readProcStat } from '@holdfast/shared/protocol';
 import type { MarkerEvent, PtyHost } from './pty-host.js';
 import type { ScreenModel } from './screen-model.js';
+import { prepareHandoff, type SecretHandoff } from './secrets/secret-pipe.js';
 import type { TerminalSanity } from './terminal-sanity.js';
 
 /**
@@ -48,8 +49,13 @@ export interface CommandRunnerDeps {
   clock: Clock;
   /** Called once for every command that finished (for the `g.done` event). */
   onDone: (rec: CommandRecord) => void;
-  /** Folder for long commands typed as `eval "$(<file)"` (created 0700 on demand). */
+  /** Folder for long commands typed as `eval "$(<file)"` (created 0700 on demand); also holds secret pipes. */
   spillDir: string;
+  /**
+   * The values of held secrets by name, for `secrets` on `g.exec` (issue 12).
+   * @throws HoldfastError SECRET_NOT_FOUND.
+   */
+  secretValues?: (names: readonly string[]) => Record<string, Buffer>;
   /** Asks the next prompt to restore the terminal modes (issue 9, item 7). */
   sanity: TerminalSanity;
 }
@@ -69,6 +75,8 @@ interface Foreground {
   started: boolean;
   /** Files holding a long command (removed when it finishes). */
   spillFiles: string[];
+  /** Pipes handing secret values to the command (removed when it finishes; issue 12). */
+  handoff?: SecretHandoff;
   /**
    * The end the markers announced (`D`, or `A` without one), waiting for the shell's prompt to be
    * confirmed by the kernel (issue 18); a later `D` replaces it.
@@ -146,13 +154,17 @@ export class CommandRunner {
     }
     if (this.fg) return { ok: false, reason: 'command_already_running', running: copy(this.fg.rec) };
     if (ctx.signal?.aborted) return { ok: false, reason: 'cancelled', running: null };
+    if (p.secrets && p.secrets.length > 0) {
+      if (!this.d.secretValues) throw new HoldfastError('BAD_REQUEST', 'this guardian holds no secrets');
+      for (const b of Object.values(this.d.secretValues(p.secrets))) b.fill(0); // SECRET_NOT_FOUND before anything is typed
+    }
     this.d.clock.instruction(true);
     const display = p.display ?? p.command;
     const rec: CommandRecord = { kind: 'command', id: p.id, command: display, state: 'running', startedAt: callStart, outputStart: this.d.log.end, queued: true };
     const fg: Foreground = { rec, typed: false, started: false, spillFiles: [] };
     this.fg = fg;
     this.finished.delete(p.id);
-    const typing = this.typeWhenReady(fg, p.command, display);
+    const typing = this.typeWhenReady(fg, p.command, display, p.secrets ?? []);
     const deadline = Math.min(callStart + p.waitMs, ctx.deadline ?? Infinity);
     // Wait for the line to be typed, bounded by this call's own deadline (not the shell's start-up).
     await this.until(() => fg.typed || this.fg !== fg || this.closed, deadline, ctx);
@@ -188,7 +200,7 @@ export class CommandRunner {
    * record ended first (stopped, cancelled, shell gone) or the shell never became ready — then the
    * record is finished untyped.
    */
-  private async typeWhenReady(fg: Foreground, command: string, display: string): Promise<'typed' | 'gone'> {
+  private async typeWhenReady(fg: Foreground, command: string, display: string, secrets: readonly string[]): Promise<'typed' | 'gone'> {
     const mine = (): boolean => this.fg === fg && !this.closed;
     if (!this.d.host.ready) {
       await this.until(() => this.d.host.ready || !mine(), Date.now() + this.d.host.startupBudgetMs, {});
@@ -205,8 +217,11 @@ export class CommandRunner {
     this.lastInputAt = Date.now();
     let line: string;
     try {
+      // With secrets, the command runs in a subshell that reads each value from a one-shot pipe
+      // (its echo still shows `display`): nothing with a value is typed or written to a file.
+      if (secrets.length > 0) fg.handoff = prepareHandoff(this.d.spillDir, this.d.secretValues!(secrets));
       line = commandLine(
-        command,
+        fg.handoff ? fg.handoff.wrap(command) : command,
         (text) => {
           mkdirSync(this.d.spillDir, { recursive: true, mode: 0o700 });
           const file = join(this.d.spillDir, `${++this.spillCount}.sh`);
@@ -218,6 +233,7 @@ export class CommandRunner {
       );
     } catch (err) {
       log(`cannot write the command file: ${(err as Error).message}`);
+      fg.handoff?.dispose();
       this.finish(fg, null, this.d.log.end, 'shell_not_ready');
       return 'gone';
     }
@@ -226,6 +242,7 @@ export class CommandRunner {
     this.d.sanity.noteCommand(display);
     delete fg.rec.queued;
     this.d.host.typeLine(prefix, line, display);
+    void fg.handoff?.feed();
     this.notify();
     return 'typed';
   }
@@ -416,6 +433,7 @@ export class CommandRunner {
     const cwd = procLink(this.d.host.pid, 'cwd');
     if (cwd !== null) rec.cwd = cwd;
     for (const f of fg.spillFiles) rmSync(f, { force: true });
+    fg.handoff?.dispose();
     this.finished.set(rec.id, rec);
     while (this.finished.size > CommandLimits.FINISHED_RECORDS_KEPT) this.finished.delete(this.finished.keys().next().value!);
     this.d.onDone(copy(rec));

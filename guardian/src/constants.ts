@@ -18,8 +18,12 @@ export const ShellTimings = {
   PROMPT_WAIT_MS: 3000,
   /** After typing a command, wait this long for bash's start marker so the record's outputStart is final, ms. */
   START_MARKER_WAIT_MS: 2000,
-  /** After Ctrl-C, how long `g.stop` waits for the command to end before signalling its group, ms. */
-  CTRL_C_GRACE_MS: 500,
+  /**
+   * After Ctrl-C, how long `g.stop` waits for the command to end before signalling its group, ms.
+   * The terminal delivers SIGINT from a kernel worker; on a loaded machine that took over 500 ms,
+   * and the escalation's SIGHUP arrived first (exit 129 instead of 130).
+   */
+  CTRL_C_GRACE_MS: 1000,
 } as const;
 
 /** Foreground command bookkeeping (DESIGN §5). */

@@ -13,6 +13,7 @@ import { killEscalate, type KillTargets } from './process-killer.js';
 import { INTERACTIVE_RC_FILES, readProgress, resetProgress, writeLoginFile } from './rc-files.js';
 import { innermostPid, type Launch } from './sandbox-launch.js';
 import { removeIntegrationFiles, supportsIntegration, type IntegrationFiles } from './shell-integration.js';
+import { NO_PATTERNS, StreamRedactor, type PatternSet } from './secrets/redactor.js';
 
 /**
  * The session's one interactive shell in a PTY (DESIGN §5), node-pty with raw bytes
@@ -73,6 +74,12 @@ export interface PtyHostOptions {
   clock: Clock;
   /** Runs the shell inside the session's sandbox (issue 17, sandbox-launch.ts); absent = as is. */
   wrap?: (file: string, args: string[], cwd: string) => Launch;
+  /**
+   * Secret values replaced by `[secret:NAME]` before bytes reach the PTY log (and so the screen
+   * model, readers and every result; issue 12). A held-back partial value is released at each
+   * marker and when the shell exits.
+   */
+  redaction?: () => PatternSet;
 }
 
 /** `rc`: the user's files; `login`: the fallback without interactive rc files; `bare`: integration only; `plain`: not bash. */
@@ -143,9 +150,11 @@ export class PtyHost extends EventEmitter<{ marker: [MarkerEvent]; output: []; r
   /** No shell is started any more (the guardian is ending). */
   private final = false;
   private resetting: Promise<void> | null = null;
+  private readonly redactor: StreamRedactor;
 
   constructor(private readonly opts: PtyHostOptions) {
     super();
+    this.redactor = new StreamRedactor(opts.redaction ?? (() => NO_PATTERNS));
     this.cols = opts.cols;
     this.rows = opts.rows;
     this.shellExe = realpathOrNull(opts.shellPath);
@@ -255,7 +264,7 @@ export class PtyHost extends EventEmitter<{ marker: [MarkerEvent]; output: []; r
     // With a prefix readline first redraws the line it clears; that redraw is not ours to replace.
     if (display !== line && prefix === '') {
       const before = this.echo.expect(display);
-      if (before) this.opts.log.append(before);
+      if (before) this.appendClean(before);
     }
     this.write(`${prefix}${line}\r`);
   }
@@ -264,7 +273,7 @@ export class PtyHost extends EventEmitter<{ marker: [MarkerEvent]; output: []; r
   releaseEcho(): void {
     const held = this.echo.release();
     if (held) {
-      this.opts.log.append(held);
+      this.appendClean(held);
       this.emit('output');
     }
   }
@@ -388,6 +397,7 @@ export class PtyHost extends EventEmitter<{ marker: [MarkerEvent]; output: []; r
     p.onExit(({ exitCode, signal }) => {
       const rest = inst.parser.flush();
       if (rest.length > 0) this.appendClean(rest);
+      this.opts.log.append(this.redactor.flush());
       inst.alive = false;
       stopWatch(inst);
       const sig = signal ? (SIGNAL_NAMES[signal] ?? `SIG${signal}`) : null;
@@ -473,8 +483,9 @@ export class PtyHost extends EventEmitter<{ marker: [MarkerEvent]; output: []; r
     }
   }
 
+  /** Appends clean PTY bytes through the secret redactor (every byte of the PTY log goes through it, issue 12). */
   private appendClean(data: Buffer): void {
-    this.opts.log.append(data);
+    this.opts.log.append(this.redactor.push(data));
   }
 
   private onData(inst: Instance, chunk: Buffer): void {
@@ -484,12 +495,14 @@ export class PtyHost extends EventEmitter<{ marker: [MarkerEvent]; output: []; r
     for (const it of items) {
       if ('data' in it) {
         const out = current ? this.echo.data(it.data) : it.data;
-        if (out) this.opts.log.append(out);
+        if (out) this.appendClean(out);
         continue;
       }
       if (!current) continue; // markers of an ended shell mean nothing any more
       const held = this.echo.marker(it.marker);
-      if (held) this.opts.log.append(held);
+      if (held) this.appendClean(held);
+      // A secret's value never spans a marker: what the redactor held back belongs before it.
+      this.opts.log.append(this.redactor.flush());
       if (it.marker === 'A' && !inst.ready) {
         inst.ready = true;
         // The shell has read its rc files: the nonce they hold leaves the disk (issue 18).

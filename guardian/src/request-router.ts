@@ -3,6 +3,10 @@ import {
   GEvents,
   HoldfastError,
   isMcpCallToolParams,
+  isSecretNameParams,
+  isSecretPutParams,
+  isSecretRequestParams,
+  isSecretWaitParams,
   isMcpListToolsParams,
   isDesktopRelayParams,
   isExecParams,
@@ -10,6 +14,7 @@ import {
   isReadParams,
   isResizeParams,
   isShutdownParams,
+  isSnapshotParams,
   isSpawnParams,
   isStatusParams,
   isStopParams,
@@ -17,6 +22,7 @@ import {
   LinkTimeouts,
   type InputResult,
   type McpProgressEvent,
+  type SecretRequestResult,
 } from '@holdfast/shared/protocol';
 import type { RequestContext } from '@holdfast/shared/wire';
 import { ServerTimings } from './constants.js';
@@ -87,7 +93,8 @@ export async function routeRequest(s: Session, method: string, params: unknown, 
       if (!isReadParams(params)) throw bad('src, from, max required');
       return s.reader.read(params, wctx);
     case G.snapshot:
-      return s.screen.snapshot();
+      if (!isSnapshotParams(params)) throw bad('from: a PTY offset');
+      return params?.from !== undefined ? s.screen.region(params.from) : s.screen.snapshot();
     case G.spawn:
       if (!isSpawnParams(params)) throw bad('id and exactly one of argv, command');
       live();
@@ -126,6 +133,46 @@ export async function routeRequest(s: Session, method: string, params: unknown, 
       const onProgress =
         id === undefined ? undefined : (p: Omit<McpProgressEvent, 'progressId'>) => void ctx.peer.emitEvent(GEvents.mcpProgress, { progressId: id, ...p } satisfies McpProgressEvent).catch(() => undefined);
       return s.upstream.callTool(params, ctx.signal, onProgress);
+    }
+    case G.secretPut: {
+      if (!isSecretPutParams(params)) throw bad('name (a variable name), value, via');
+      live();
+      const r = s.secrets.put(params);
+      s.secretPages.cancel(params.name, false);
+      log(`secret ${params.name} provided (${params.via})`);
+      return r;
+    }
+    case G.secretForget: {
+      if (!isSecretNameParams(params)) throw bad('name required');
+      s.secretPages.cancel(params.name, false);
+      return { forgotten: s.secrets.forget(params.name) };
+    }
+    case G.secretList:
+      return s.secrets.list();
+    case G.secretRequest: {
+      if (!isSecretRequestParams(params)) throw bad('name, purpose, page, ttlMs required');
+      live();
+      s.secrets.request(params.name, params.purpose);
+      const page = params.page ? await s.secretPages.open(params.name, params.purpose, Math.min(params.ttlMs, 60 * 60 * 1000)) : undefined;
+      const request = s.secrets.list().requests.find((r) => r.name === params.name)!;
+      return { request, ...(page ? { url: page.url } : {}) } satisfies SecretRequestResult;
+    }
+    case G.secretWait: {
+      if (!isSecretWaitParams(params)) throw bad('name, waitMs required');
+      const name = params.name;
+      const settled = (): boolean => {
+        if (s.secrets.has(name)) return true;
+        const r = s.secrets.list().requests.find((q) => q.name === name);
+        return r === undefined || r.page?.state === 'declined';
+      };
+      const until = Math.min(Date.now() + Math.min(params.waitMs, LinkTimeouts.MAX_WAIT_MS), wctx.deadline ?? Infinity);
+      await s.secrets.waitFor(settled, Math.max(0, until - Date.now()), ctx.signal);
+      return s.secrets.list();
+    }
+    case G.secretCancel: {
+      if (!isSecretNameParams(params)) throw bad('name required');
+      s.secretPages.cancel(params.name, true);
+      return s.secrets.list();
     }
     case G.desktop:
       if (!isDesktopRelayParams(params)) throw bad('m (a d.* driver method) and p');

@@ -90,6 +90,37 @@ export class ScreenModel {
   }
 
   /**
+   * The region of the screen drawn by the output from `from` on (issue 8: a command awaiting input
+   * shows its own prompt, not earlier commands' output). While a full-screen program holds the
+   * alternate screen, that whole screen is its region. Otherwise the output since `from` (at most
+   * {@link ScreenLimits.REPLAY_TAIL_BYTES} of it) is replayed into a scratch terminal of the same
+   * size, starting blank: its lines, trailing blank ones dropped, are the region.
+   */
+  async region(from: number): Promise<SnapshotResult> {
+    const snap = await this.snapshot();
+    const term = this.term!;
+    if (term.buffer.active.type === 'alternate') return { ...snap, lines: trimTrailingBlank(snap.lines), region: { from } };
+    const lib = await this.lib!;
+    const scratch = new lib.Terminal({ cols: term.cols, rows: term.rows, scrollback: 0, allowProposedApi: true, logLevel: 'off' });
+    try {
+      const end = this.fed;
+      let at = Math.max(from, this.log.start, end - ScreenLimits.REPLAY_TAIL_BYTES);
+      while (at < end) {
+        const slice = this.log.read(at, Math.min(ScreenLimits.FEED_CHUNK_BYTES, end - at));
+        if (slice.data.length === 0) break;
+        await this.write(scratch, slice.data);
+        at = slice.next;
+      }
+      const buf = scratch.buffer.active;
+      const lines: string[] = [];
+      for (let y = 0; y < scratch.rows; y++) lines.push(buf.getLine(buf.baseY + y)?.translateToString(true) ?? '');
+      return { ...snap, lines: trimTrailingBlank(lines), cursor: { x: buf.cursorX, y: buf.cursorY }, region: { from } };
+    } finally {
+      scratch.dispose();
+    }
+  }
+
+  /**
    * What the screen says about input, after catching up (awaiting-input check): the text of the
    * cursor's line up to the cursor, and whether a full-screen program uses the alternate buffer.
    */
@@ -160,6 +191,13 @@ export class ScreenModel {
     }
     this.applyResizesUpTo(term, this.fed);
   }
+}
+
+/** Drops blank lines at the end (a screen's unused rows). */
+function trimTrailingBlank(lines: string[]): string[] {
+  let n = lines.length;
+  while (n > 0 && lines[n - 1]!.trim() === '') n--;
+  return lines.slice(0, n);
 }
 
 interface XtermLib {

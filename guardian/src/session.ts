@@ -35,6 +35,8 @@ import { writeIntegrationFiles, type IntegrationFiles } from './shell-integratio
 import { TaskRunner } from './task-runner.js';
 import { TerminalSanity } from './terminal-sanity.js';
 import { UpstreamHost } from './upstream/upstream-host.js';
+import { SecretPages } from './secrets/secret-page.js';
+import { SecretStore } from './secrets/secret-store.js';
 
 /**
  * One guardian = one remote session (DESIGN §1, §5): wires the PTY shell, foreground commands,
@@ -63,6 +65,9 @@ export class Session {
   readonly upstream: UpstreamHost;
   readonly reader: OutputReader;
   readonly server: GuardianServer;
+  /** Secrets given to the session, in memory only, and their loopback pages (issue 12). */
+  readonly secrets = new SecretStore();
+  readonly secretPages = new SecretPages(this.secrets);
   readonly desktop: DesktopHost;
   private readonly orphan: OrphanTimer;
   private manifestWritten = false;
@@ -103,6 +108,7 @@ export class Session {
       writeFiles,
       log: this.ptyLog,
       clock: this.clock,
+      redaction: this.secrets.patterns,
       ...(spec.rcTimeoutMs !== undefined ? { rcTimeoutMs: spec.rcTimeoutMs } : {}),
       ...(wrap ? { wrap } : {}),
     });
@@ -115,6 +121,7 @@ export class Session {
       clock: this.clock,
       onDone: (rec) => this.server.broadcast(GEvents.done, rec),
       spillDir: join(spec.sessionDir, 'shell', 'cmd'),
+      secretValues: (names) => this.secrets.buffers(names),
       sanity: new TerminalSanity(files.dir),
     });
     this.tasks = new TaskRunner({
@@ -127,6 +134,8 @@ export class Session {
         this.reader.notify(`task:${id}:stdout`);
         this.reader.notify(`task:${id}:stderr`);
       },
+      redaction: this.secrets.patterns,
+      secretEnv: (names) => this.secrets.values(names),
       ...(wrap ? { wrap } : {}),
     });
     this.upstream = new UpstreamHost({ sessionDir: spec.sessionDir, baseEnv, cwd: spec.cwd });
@@ -335,6 +344,8 @@ export class Session {
 
   private async finish(reason: ExitReason, shellExit: ShellExit | null, code: number | null): Promise<ExitRecord> {
     await this.tasks.settle(1500);
+    this.secretPages.close();
+    this.secrets.clear();
     this.commands.close();
     this.reader.notifyAll();
     const tasks: ExitRecord['finalOffsets']['tasks'] = {};

@@ -7,6 +7,7 @@ import { TaskLimits } from './constants.js';
 import { log } from './log.js';
 import { killEscalate } from './process-killer.js';
 import { findProgram, type Launch } from './sandbox-launch.js';
+import { NO_PATTERNS, StreamRedactor, type PatternSet } from './secrets/redactor.js';
 
 /**
  * Background tasks (DESIGN §5): each its own process group and session (`detached: true`), stdin
@@ -33,6 +34,13 @@ export interface TaskRunnerDeps {
   onOutput: (id: string) => void;
   /** Runs a task inside the session's sandbox (issue 17, sandbox-launch.ts); absent = as is. */
   wrap?: (file: string, args: string[], cwd: string) => Launch;
+  /** Secret values to redact from both streams before they are logged (issue 12). */
+  redaction?: () => PatternSet;
+  /**
+   * Values of held secrets for `secrets` on `g.spawn` (issue 12).
+   * @throws HoldfastError SECRET_NOT_FOUND.
+   */
+  secretEnv?: (names: readonly string[]) => Record<string, string>;
 }
 
 interface Task {
@@ -65,7 +73,9 @@ export class TaskRunner {
     const argv = p.argv ?? ['bash', '-c', p.command!];
     const cwd = p.cwd ?? this.d.cwd;
     const dir = join(this.d.sessionDir, 'tasks', p.id);
-    const env = { ...this.d.env, ...(p.env ?? {}) };
+    const secrets = p.secrets && p.secrets.length > 0 ? this.d.secretEnv?.(p.secrets) : undefined;
+    if (p.secrets && p.secrets.length > 0 && !secrets) throw new HoldfastError('BAD_REQUEST', 'this guardian holds no secrets');
+    const env = { ...this.d.env, ...(p.env ?? {}), ...(secrets ?? {}) };
     let child: ChildProcess;
     // In a sandbox the wrapper always starts: check the program and folder first, as spawn would.
     if (this.d.wrap && (!existsSync(cwd) || findProgram(argv[0]!, env.PATH, cwd) === null)) {
@@ -104,14 +114,19 @@ export class TaskRunner {
     this.tasks.set(p.id, task);
     log(`task ${p.id} pid ${child.pid} started: ${JSON.stringify(argv)}`);
 
-    child.stdout!.on('data', (b: Buffer) => {
-      stdout.append(b);
-      this.d.onOutput(p.id);
-    });
-    child.stderr!.on('data', (b: Buffer) => {
-      stderr.append(b);
-      this.d.onOutput(p.id);
-    });
+    // Secret values are replaced before a byte reaches the log, also when split across chunks.
+    const patterns = this.d.redaction ?? (() => NO_PATTERNS);
+    for (const [pipe, logTo] of [[child.stdout!, stdout], [child.stderr!, stderr]] as const) {
+      const redactor = new StreamRedactor(patterns);
+      pipe.on('data', (b: Buffer) => {
+        logTo.append(redactor.push(b));
+        this.d.onOutput(p.id);
+      });
+      pipe.on('end', () => {
+        logTo.append(redactor.flush());
+        this.d.onOutput(p.id);
+      });
+    }
     child.on('error', (err) => log(`task ${p.id}: ${err.message}`));
     let exitInfo: { code: number | null; signal: NodeJS.Signals | null } | null = null;
     let finished = false;

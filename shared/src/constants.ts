@@ -204,6 +204,53 @@ export const WorkLimits = {
   OBSERVE_DIFF_FULL_LINES: 20_000,
 } as const;
 
+/** Operations (issue 12, docs/operations.md): `operation_batch` and `operation_manage`. */
+export const OperationLimits = {
+  /** Steps per batch. */
+  STEPS_MAX: 32,
+  /** Steps of one operation running at once. */
+  CONCURRENCY_MAX: 8,
+  /** Operation ids per `operation_manage(status|result)`. */
+  IDS_MAX: 32,
+  /** Default wait of `execution_mode: "sync"` and of `confirm`, ms. */
+  DEFAULT_YIELD_MS: 10_000,
+  /** How long `operation_manage(action="wait")` waits at most, ms (capped below the request timeout). */
+  WAIT_MS: 25_000,
+  /** One page of `result` (and the expanded results of `wait`), bytes of JSON. */
+  RESULT_PAGE_BYTES: 48 * 1024,
+  /** How often waiting steps are looked at (confirmed elsewhere, task still alive), ms. */
+  WATCH_INTERVAL_MS: 500,
+  /** `cancel` waits at most this long for running steps to stop, ms. */
+  CANCEL_WAIT_MS: 20_000,
+} as const;
+
+/** Environment snapshots (issue 12): `environment` and `environment_read`. */
+export const EnvironmentLimits = {
+  /** All version probes of one reading end by this deadline (a hanging tool is killed), ms. */
+  PROBE_DEADLINE_MS: 3500,
+  /** A reading is reused this long by `environment_read(view="current")`, ms. */
+  CACHE_MS: 60_000,
+  /** Version output kept per tool, characters. */
+  VERSION_MAX_CHARS: 200,
+  /** Snapshots listed in a result at most. */
+  LIST_MAX: 20,
+} as const;
+
+/** Secrets (issue 12, docs/secrets.md): held in the session guardian's memory only. */
+export const SecretLimits = {
+  /** Shortest and longest value, bytes (shorter values would redact ordinary output). */
+  VALUE_MIN_BYTES: 4,
+  VALUE_MAX_BYTES: 16 * 1024,
+  /** Secrets one session holds at most. */
+  PER_SESSION_MAX: 32,
+  /** A provide page (URL elicitation) expires after this, ms. */
+  PAGE_TTL_MS: 10 * 60 * 1000,
+  /** `request` after the user accepted the page waits this long for the value, ms. */
+  ACCEPTED_WAIT_MS: 60_000,
+  /** A foreground command must open its secret pipe within this, ms. */
+  FIFO_OPEN_TIMEOUT_MS: 30_000,
+} as const;
+
 /** Desktop control (issue 15, DESIGN §5.1): observations, screenshots, actions, the driver. */
 export const DesktopLimits = {
   /** Observations alive at once per driver; the 33rd evicts the oldest. */

@@ -68,6 +68,12 @@ export const ERROR_CODES = [
   'PLAN_NOT_DELIVERABLE',
   'EVIDENCE_INVALID',
   'ARTIFACT_NOT_FOUND',
+  // Operations, environment snapshots and secrets (issue 12).
+  'OPERATION_NOT_FOUND',
+  'OPERATION_RESULT_EXPIRED',
+  'SNAPSHOT_NOT_FOUND',
+  'SECRET_NOT_FOUND',
+  'SECRET_DECLINED',
   // Desktop control (issue 15).
   'KEYRING_UNAVAILABLE',
   'CREDENTIAL_MISSING',

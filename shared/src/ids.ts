@@ -18,6 +18,8 @@ export const ID_PREFIXES = {
   moveRequest: 'mv_',
   /** An activity turn: a new one starts with each `activity.intent` (issue 11). */
   turn: 'tn_',
+  /** An environment snapshot saved by `environment` (issue 12). */
+  environmentSnapshot: 'env_',
   /** A desktop connection of a session (issue 15). */
   desktopSession: 'ds_',
   /** A desktop screenshot whose pixels actions may target (issue 15). */

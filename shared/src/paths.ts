@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -49,6 +50,25 @@ export interface HomeLayout {
 export function resolveHome(env: NodeJS.ProcessEnv = process.env): string {
   const h = env.HOLDFAST_HOME;
   return resolve(h && h.length > 0 ? h : join(homedir(), '.holdfast'));
+}
+
+/**
+ * Creates the runtime home with mode 0700 (DESIGN §2), or tightens an existing one that other users
+ * can read or enter (issue 8: a home made beforehand with mode 0755 was used without a word; it
+ * holds the bearer token, the database and session logs). Returns a warning to print when it
+ * changed the mode or could not, else null.
+ */
+export function ensurePrivateHome(home: string): string | null {
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  const mode = statSync(home).mode & 0o777;
+  if ((mode & 0o077) === 0) return null;
+  const was = mode.toString(8).padStart(4, '0');
+  try {
+    chmodSync(home, mode & 0o700);
+    return `the runtime home ${home} was mode ${was} (other users could look inside); set it to 0700`;
+  } catch (err) {
+    return `the runtime home ${home} is mode ${was} and could not be made private (${(err as Error).message}); run chmod 700 ${home}`;
+  }
 }
 
 /** Byte length of the longest guardian socket path under `runDir`. */

@@ -207,7 +207,8 @@ describe('execute in the session terminal (issue 5)', () => {
     const viaBg = await call(bg.tool, bg.arguments);
     assert.ok(['accepted', 'succeeded'].includes(viaBg.env.status), viaBg.text);
     assert.equal(viaBg.env.data.kind, 'background');
-    const done = await run({ action: 'attach', execution_task_id: viaBg.env.data.execution_task_id, yield_time_ms: 10_000 });
+    // offset 0: from the start, whatever the first answer showed already (issue 8).
+    const done = await run({ action: 'attach', execution_task_id: viaBg.env.data.execution_task_id, yield_time_ms: 10_000, offset: 0 });
     assert.equal(done.env.data.stdout, 'second');
     await run({ action: 'stop', execution_task_id: id });
     await pollUntil('the terminal to be free', async () => (await run({ command: 'true' })).env.data?.exit_code === 0, 10_000, 100);

@@ -75,7 +75,8 @@ describe('execute idempotency_key (issue 5)', () => {
     const again = await s.run({ ...args, yield_time_ms: 5000 });
     assert.equal(again.env.data.execution_task_id, first.env.data.execution_task_id);
     assert.equal(again.env.hints.idempotent_replay, true);
-    const done = await s.run({ action: 'attach', execution_task_id: first.env.data.execution_task_id, yield_time_ms: 10_000 });
+    // offset 0: its whole output, whatever the replay already showed (issue 8).
+    const done = await s.run({ action: 'attach', execution_task_id: first.env.data.execution_task_id, yield_time_ms: 10_000, offset: 0 });
     assert.equal(done.env.data.stdout, 'BG-ONCE');
   });
 

@@ -27,13 +27,14 @@ describe('tasks outlive the daemon; nothing outlives its session (issue 5)', () 
     const c2 = h.client();
     call = toolCaller(c2);
 
-    const fgDone = await run({ action: 'attach', execution_task_id: fg.env.data.execution_task_id, yield_time_ms: 20_000 });
+    const fgDone = await run({ action: 'attach', execution_task_id: fg.env.data.execution_task_id, yield_time_ms: 20_000, offset: 0 });
     assert.equal(fgDone.env.data.output, 'FG-AFTER', fgDone.text);
     assert.equal(fgDone.env.data.exit_code, 0);
-    const bgDone = await run({ action: 'attach', execution_task_id: bg.env.data.execution_task_id, yield_time_ms: 20_000 });
+    const bgDone = await run({ action: 'attach', execution_task_id: bg.env.data.execution_task_id, yield_time_ms: 20_000, offset: 0 });
     assert.equal(bgDone.env.data.stdout, 'BG-AFTER', bgDone.text);
     assert.equal(bgDone.env.data.exit_code, 5);
-    const old = await run({ action: 'status', execution_task_id: finished.env.data.execution_task_id });
+    // Its output from the start (offset 0): the run's own result showed it already (issue 8).
+    const old = await run({ action: 'status', execution_task_id: finished.env.data.execution_task_id, offset: 0 });
     assert.equal(old.env.data.output, 'before-restart');
     assert.equal(old.env.data.exit_code, 4);
   });
@@ -56,7 +57,7 @@ describe('tasks outlive the daemon; nothing outlives its session (issue 5)', () 
     assert.equal(page1.env.data.more, true);
     const next = page1.env.actions[0]!;
     const page2 = await call(next.tool, next.arguments);
-    assert.ok(page2.env.data.events[0].seq > page1.env.data.events[1].seq, 'paged by sequence');
+    assert.ok(page2.env.data.events[0].seq < page1.env.data.events[1].seq, 'paged by sequence, newest first (issue 8)');
     const failed = await call('observe', { view: 'history', remote_session_id: rs, status: 'failed' });
     assert.ok(failed.env.data.events.every((e: { status: string }) => e.status === 'failed'));
     const wsHistory = await call('observe', { view: 'history', remote_session_id: rs, scope: 'workspace' });
@@ -74,7 +75,7 @@ describe('tasks outlive the daemon; nothing outlives its session (issue 5)', () 
     await pollUntil('both sleeps to be gone', () => sleeps(1000).length === 0 && sleeps(1001).length === 0, 10_000);
 
     const st = await pollUntil('the task to be final', async () => {
-      const r = await run({ action: 'status', execution_task_id: bg.env.data.execution_task_id });
+      const r = await run({ action: 'status', execution_task_id: bg.env.data.execution_task_id, offset: 0 });
       return r.env.data.state !== 'running' ? r : null;
     });
     assert.ok(['exited', 'interrupted'].includes(st.env.data.state), st.text);

@@ -69,7 +69,7 @@ describe('execute output: caps, offsets, argv, piped tasks (issue 5)', () => {
     const id = r.env.data.execution_task_id as string;
     assert.ok(['accepted', 'succeeded'].includes(r.env.status));
     const st = await pollUntil('the task to exit', async () => {
-      const s = await run({ action: 'status', execution_task_id: id });
+      const s = await run({ action: 'status', execution_task_id: id, offset: 0 });
       return s.env.data.state === 'exited' ? s : null;
     });
     assert.equal(st.env.data.stdout, 'done');
@@ -89,7 +89,8 @@ describe('execute output: caps, offsets, argv, piped tasks (issue 5)', () => {
   it('piped tasks keep stdout and stderr apart', async () => {
     const r = await run({ command: 'echo to-out; echo to-err >&2; exit 1', background: true });
     const id = r.env.data.execution_task_id as string;
-    const done = await run({ action: 'attach', execution_task_id: id, yield_time_ms: 10_000 });
+    // offset 0: both streams from their start, whatever the first answer already showed (issue 8).
+    const done = await run({ action: 'attach', execution_task_id: id, yield_time_ms: 10_000, offset: 0 });
     assert.equal(done.env.data.stdout, 'to-out');
     assert.equal(done.env.data.stderr, 'to-err');
     assert.equal(done.env.data.exit_code, 1);

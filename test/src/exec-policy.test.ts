@@ -79,12 +79,32 @@ describe('the command policy as execute applies it (issue 5)', () => {
     assert.equal(argv.env.error!.code, 'POLICY_DENIED', 'argv goes through the same policy');
   });
 
-  it('echo $(id) and backticks are refused; true && <denied> is refused before true runs', async () => {
-    for (const cmd of ['echo $(id)', 'echo `id`', 'cat <<EOF\nx\nEOF', 'ls &&']) {
+  it('commands inside $(…), backticks and here-documents are judged: hidden denials refuse the line, the common forms run (issue 8)', async () => {
+    for (const cmd of ['echo $(rm -rf /)', 'echo `rm -rf /`', 'cat <<EOF\n$(rm -rf /)\nEOF', 'echo "$(touch hidden-touch.txt)"', 'ls &&']) {
       const r = await run({ command: cmd });
-      assert.equal(r.env.error!.code, 'POLICY_DENIED', cmd);
-      assert.ok(r.env.data.policy.refusals.length > 0, cmd);
+      assert.ok(r.env.error?.code === 'POLICY_DENIED' || r.env.status === 'waiting_confirmation', `${cmd}: ${r.text}`);
     }
+    assert.equal(existsSync(ws('hidden-touch.txt')), false, 'a command inside $(…) waits for confirmation like any other');
+    writeFileSync(ws('one.txt'), '');
+    writeFileSync(ws('two.txt'), '');
+    const loop = await run({ command: 'for f in $(ls *.txt); do echo "[$f]"; done' });
+    assert.match(loop.env.data.output, /\[one\.txt\][\s\S]*\[two\.txt\]/, loop.text);
+    const built = await run({ command: 'echo "built at $(date +%Y)"' });
+    assert.match(built.env.data.output, /^built at \d{4}$/, built.text);
+    const repo = ws('commit-here');
+    mkdirSync(repo);
+    execFileSync('git', ['init', '-q', repo]);
+    writeFileSync(join(repo, 'a.txt'), 'a');
+    const commit = await run({
+      command: "git add a.txt && git commit -q -m \"$(cat <<'EOF'\nfix: keep the shell alive\n\nWhy: agents use this form.\nEOF\n)\" && git log -1 --format=%B",
+      cwd: 'commit-here',
+      env: { GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@x' },
+    });
+    assert.equal(commit.env.status, 'succeeded', commit.text);
+    assert.match(commit.env.data.output, /^fix: keep the shell alive\n\nWhy: agents use this form\./, commit.text);
+  });
+
+  it('true && <denied> is refused before true runs', async () => {
     const r = await run({ command: 'echo ran > ran-first.txt && rm -rf /' });
     assert.equal(r.env.error!.code, 'POLICY_DENIED');
     assert.equal(existsSync(ws('ran-first.txt')), false, 'the first segment never ran');

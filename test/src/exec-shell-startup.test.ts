@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { TestHome } from './_harness/home.js';
+import { pollUntil, TestHome } from './_harness/home.js';
 import { toolCaller, type ToolReply } from './_harness/tools.js';
 
 const LOCALE_VARS = ['LANG', 'LANGUAGE', 'LC_ALL', 'LC_CTYPE', 'LC_MESSAGES', 'LC_COLLATE', 'LC_NUMERIC', 'LC_TIME', 'LC_MONETARY'];
@@ -79,7 +79,14 @@ describe('session shell start-up on real machines', { concurrency: 4 }, () => {
   it('a command sent while the shell loads its rc files answers after its yield, then runs', async () => {
     const { reply } = await open('ws-cold');
     const rs = reply.env.context.remote_session_id!;
-    assert.equal((await call('session', { action: 'reset_shell', remote_session_id: rs })).isError, false);
+    // reset_shell answers once the new shell is ready (issue 8): the command goes in while it loads.
+    const shell = async (): Promise<{ generation: number; ready: boolean }> => (await call('observe', { view: 'session', remote_session_id: rs })).env.data.shell;
+    const gen = (await shell()).generation;
+    const reset = call('session', { action: 'reset_shell', remote_session_id: rs });
+    await pollUntil('the new shell to be loading', async () => {
+      const sh = await shell();
+      return sh.generation > gen && !sh.ready ? sh : null;
+    });
     const t0 = Date.now();
     const r = await call('execute', { remote_session_id: rs, command: 'echo "cold start"', yield_time_ms: 1000 });
     const ms = Date.now() - t0;
@@ -89,5 +96,8 @@ describe('session shell start-up on real machines', { concurrency: 4 }, () => {
     assert.match(r.text, /^Queued: the session's shell is still loading its start-up files/);
     const done = await call('execute', { action: 'attach', remote_session_id: rs, execution_task_id: r.env.context.execution_task_id, yield_time_ms: 20_000 });
     assert.deepEqual([done.env.data.state, done.env.data.exit_code, done.env.data.output], ['exited', 0, 'cold start']);
+    const answered = await reset;
+    assert.equal(answered.isError, false, answered.text);
+    assert.equal(answered.env.data.shell_pid, (await call('observe', { view: 'session', remote_session_id: rs })).env.data.shell.pid, 'reset_shell reported the shell that stayed');
   });
 });

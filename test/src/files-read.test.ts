@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { deflateSync } from 'node:zlib';
 import { FILE_TOOLS, FileToolsFixture, sha256 as sha, utf16le } from './_harness/files.js';
+import { toolCaller } from './_harness/tools.js';
 
 const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
   let c = n;
@@ -143,17 +144,22 @@ describe('read: workspace files, byte-exact facts (issue 4)', () => {
     assert.deepEqual(Buffer.from(r.env.data.content_base64 as string, 'base64'), bytes);
   });
 
-  it('an unchanged file read again returns a compact reference unless force', async () => {
+  it('an unchanged file read again in the same conversation returns a compact reference unless force', async () => {
     w('same.txt', 'same\n');
-    const a = await call('read', { remote_session_id: rs, path: 'same.txt' });
+    const conv = toolCaller(fx.h.client(), 'p', FILE_TOOLS, { conversation_id: 'conversation-a' });
+    const a = await conv('read', { remote_session_id: rs, path: 'same.txt' });
     assert.equal(a.env.data.content, 'same\n');
-    const b = await call('read', { remote_session_id: rs, path: 'same.txt' });
+    const anonymous = await call('read', { remote_session_id: rs, path: 'same.txt' });
+    assert.equal(anonymous.env.data.content, 'same\n', 'a caller that names no conversation may be another one: content, not "unchanged"');
+    const again = await call('read', { remote_session_id: rs, path: 'same.txt' });
+    assert.equal(again.env.data.content, 'same\n');
+    const b = await conv('read', { remote_session_id: rs, path: 'same.txt' });
     assert.equal(b.env.type, 'read.unchanged');
     assert.equal(b.env.data.unchanged, true);
     assert.equal(b.env.data.sha256, a.env.data.sha256);
     assert.equal(b.env.data.content, undefined);
     assert.equal(b.env.actions[0]?.arguments.force, true);
-    const c = await call('read', { remote_session_id: rs, path: 'same.txt', force: true });
+    const c = await conv('read', { remote_session_id: rs, path: 'same.txt', force: true });
     assert.equal(c.env.data.content, 'same\n');
   });
 

@@ -40,10 +40,21 @@ describe('cancelling execute', () => {
   const foreground = async (): Promise<{ execution_task_id: string } | null> => (await control('observe', { view: 'session', remote_session_id: rs })).env.data.foreground;
   const task = async (id: string): Promise<{ state: string; error?: string; exit_code: number | null; output: string }> =>
     (await control('execute', { action: 'status', remote_session_id: rs, execution_task_id: id })).env.data;
-  /** Restarts the session's shell so that it is still loading its rc files (for ~3 s). */
+  /** reset_shell calls still waiting for their new shell's first prompt (issue 8: it answers once the shell is ready). */
+  const resets: Promise<{ isError: boolean }>[] = [];
+  /**
+   * Restarts the session's shell so that it is still loading its rc files: waits until the new
+   * shell generation runs, not for reset_shell's answer (that comes when the shell is ready).
+   */
   const coldShell = async (): Promise<void> => {
     writeFileSync(slow(), '');
-    assert.equal((await control('session', { action: 'reset_shell', remote_session_id: rs })).isError, false);
+    const shell = async (): Promise<{ generation: number; ready: boolean }> => (await control('observe', { view: 'session', remote_session_id: rs })).env.data.shell;
+    const gen = (await shell()).generation;
+    resets.push(control('session', { action: 'reset_shell', remote_session_id: rs }));
+    await pollUntil('the new shell to be loading', async () => {
+      const sh = await shell();
+      return sh.generation > gen && !sh.ready ? sh : null;
+    });
   };
   /** A 2025-era transport session: initialize + initialized; its request headers. */
   const legacySession = async (): Promise<Record<string, string>> => {
@@ -71,6 +82,8 @@ describe('cancelling execute', () => {
     rs = (await control('session', { action: 'open', workspace: 'ws' })).env.context.remote_session_id!;
   });
   after(async () => {
+    rmSync(slow(), { force: true });
+    for (const r of await Promise.allSettled(resets)) assert.ok(r.status === 'fulfilled' && !r.value.isError, 'reset_shell answered once its shell was ready');
     await a.kill9();
     await h.cleanup();
   });

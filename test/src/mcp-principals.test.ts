@@ -67,11 +67,9 @@ describe('principals: tool sets, session ownership and the usage log', () => {
     const r = await callTool(alice, 'execute', { remote_session_id: 'rs_x', command: `echo ${SECRET}` });
     assert.equal(r.isError, true);
     assert.equal(r.env.error!.code, 'TOOL_NOT_ALLOWED');
-    // The message names only tools this adapter serves and alice may call (read-only lists
-    // environment_read, which is not served).
+    // The message names only tools this adapter serves and alice may call.
     const listed = /allowed: (.*)$/.exec(r.env.error!.message)![1]!.split(', ').sort();
     assert.deepEqual(listed, PROFILES['read-only'].filter((n) => findTool(n) !== undefined).sort());
-    assert.ok(!listed.includes('environment_read'), r.env.error!.message);
     const bob = await client(BOB, 'legacy');
     const r2 = await callTool(bob, 'runtime_read', {});
     assert.equal(r2.isError, true);

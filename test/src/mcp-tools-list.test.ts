@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/client/validators/ajv';
-import { TOOLS } from '@holdfast/shared/tools';
+import { checkFunctionCallingTool, TOOLS, WORK_TRACKING_KEYS } from '@holdfast/shared/tools';
 import { TestHome } from './_harness/home.js';
 import { legacyHeaders, modernRequest, ownerToken, rawRequest, rpcMessages, startAdapter, type AdapterProcess } from './_harness/mcp-adapter.js';
 
@@ -9,7 +9,8 @@ import { legacyHeaders, modernRequest, ownerToken, rawRequest, rpcMessages, star
  * `tools/list` of the `full` profile (DESIGN §6.2, field failure #22): the whole response stays
  * under 48 KB (ChatGPT fails discovery on large catalogues), and every input and output schema is
  * an object schema, self-contained (no `$ref` leaving the document, none dangling), compiles as
- * JSON Schema 2020-12, and accepts the §6.3 envelope the adapter itself sends on failure.
+ * JSON Schema 2020-12, and accepts the §6.3 envelopes tools send. As served, every tool passes the
+ * function-calling rules of the Anthropic, OpenAI and Gemini APIs (issue 8, docs/tool-schemas.md).
  */
 const MAX_TOOLS_LIST_BYTES = 48 * 1024;
 
@@ -83,7 +84,7 @@ describe('tools/list for the full profile', () => {
     }
   });
 
-  it('skill_tool and mcp_tool each take about 900 bytes of the listing (without outputSchema; issue 13)', async () => {
+  it('skill_tool and mcp_tool each take about 900 bytes of the listing (without outputSchema and the work-tracking fields; issue 13)', async () => {
     const r = await rawRequest(a.url, { headers: legacyHeaders(token), body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }) });
     const tools = (rpcMessages(r)[0]!.result as { tools: ListedTool[] }).tools;
     for (const name of ['skill_tool', 'mcp_tool']) {
@@ -102,6 +103,15 @@ describe('tools/list for the full profile', () => {
     const r = await rawRequest(a.url, { headers: legacyHeaders(token), body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }) });
     const tools = (rpcMessages(r)[0]!.result as { tools: ListedTool[] }).tools;
     const failedEnvelope = { status: 'failed', type: 'error', context: {}, data: null, error: { code: 'DAEMON_UNAVAILABLE', message: 'x', retryable: true }, hints: {}, actions: [] };
+    const succeededEnvelope = {
+      status: 'accepted',
+      type: 'execute.running',
+      context: { remote_session_id: 'rs_x', execution_task_id: 'task_x' },
+      data: { output: 'x', nested: { any: [1, 'two'] } },
+      error: null,
+      hints: { wait_capped_ms: 50000 },
+      actions: [{ tool: 'execute', arguments: { action: 'attach', remote_session_id: 'rs_x' }, reason: 'wait again' }],
+    };
     for (const t of tools) {
       assert.match(t.name, /^[A-Za-z0-9_.-]{1,128}$/);
       assert.ok(t.title && t.description && t.description.length > 20, `${t.name} has a title and a description`);
@@ -118,6 +128,13 @@ describe('tools/list for the full profile', () => {
       const validate = new AjvJsonSchemaValidator().getValidator(t.outputSchema as never);
       const verdict = validate(failedEnvelope);
       assert.equal(verdict.valid, true, `${t.name}: the adapter's failure envelope matches its outputSchema (${verdict.errorMessage ?? ''})`);
+      if (t.name !== 'workspace') {
+        const ok = validate(succeededEnvelope);
+        assert.equal(ok.valid, true, `${t.name}: a succeeded envelope matches its outputSchema (${ok.errorMessage ?? ''})`);
+      }
+      assert.equal(validate({ ...failedEnvelope, status: 'done' }).valid, false, `${t.name}: an unknown status is refused`);
+      const problems = checkFunctionCallingTool(t);
+      assert.deepEqual(problems, [], `${t.name} as served: ${problems.map((p) => `${p.rule} ${p.at}: ${p.message}`).join('; ')}`);
     }
   });
 });

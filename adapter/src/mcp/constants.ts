@@ -67,6 +67,14 @@ export const ReadDeadlines = {
 export const ForwardConstants = {
   /** Extra time the daemon call gets beyond the request timeout, so the HTTP layer decides first, ms. */
   DAEMON_DEADLINE_MARGIN_MS: 5000,
+  /**
+   * The longest single wait of a call whose request has no progress token, ms (issue 8): SDK v1
+   * clients give up after 60 s by default and nothing resets that clock without progress, so the
+   * call answers `accepted` with its task id well before.
+   */
+  NO_PROGRESS_WAIT_CAP_MS: 50_000,
+  /** While a call with a progress token runs, `notifications/progress` goes out this often, ms. */
+  PROGRESS_INTERVAL_MS: 10_000,
 } as const;
 
 /** Names of built-in principals (reserved in principals files, shared/config `reservedPrincipalName`). */

@@ -11,6 +11,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/server';
 import { HttpConstants } from './constants.js';
+import { elicitationAnswer, resolveElicitation, supportsUrlElicitation } from './elicitation.js';
 import { resourceError, type ResourceBackend } from './resources.js';
 import type { Principal } from './principals.js';
 import { UnknownToolError, type Era, type ToolForwarder } from './tool-call.js';
@@ -23,7 +24,7 @@ import type { ToolCatalog } from './tool-catalog.js';
  * what is expensive — tool JSON Schemas — is rendered once in the {@link ToolCatalog} and shared.
  *
  * Served: `tools/list` (the principal's tools, DESIGN §6.2), `tools/call` (forwarded to the
- * daemon), `logging/setLevel` (2025 era), `resources/*` (task logs, through the daemon; an unknown
+ * daemon; `notifications/progress` while it runs when the request has a progress token, issue 8), `logging/setLevel` (2025 era), `resources/*` (task logs, through the daemon; an unknown
  * or foreign URI is the SEP-2164 `-32602` error carrying the URI) and `prompts/*` (none).
  *
  * Cancellation of a `tools/call` (issue 9, item 4; docs/execution-tasks.md): the call's signal is
@@ -93,7 +94,8 @@ export function buildServer(deps: ServerDeps, era: Era, principalOf: PrincipalRe
       else s.addEventListener('abort', () => gone(s.reason), { once: true });
     }
     const signal = ac.signal;
-    // A client that sent a progressToken gets the call's progress as notifications/progress (issue 13).
+    // A client that sent a progressToken gets the call's progress as notifications/progress (issue
+    // 13), and a heartbeat while the call is silent (issue 8: tool-call.ts, progress-relay.ts).
     // Notifications still being written are awaited before the answer, so none arrives after it.
     const token = ctx.mcpReq._meta?.progressToken;
     const notifying: Promise<unknown>[] = [];
@@ -103,8 +105,11 @@ export function buildServer(deps: ServerDeps, era: Era, principalOf: PrincipalRe
         : (p: { progress: number; total?: number; message?: string }) => {
             notifying.push(ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, ...p } }).catch(() => undefined));
           };
+    // URL-mode elicitation (issue 12): what the client can show, and its answer on a re-run.
+    const urlElicitation = supportsUrlElicitation(era, server, ctx);
+    const answer = elicitationAnswer(ctx);
     try {
-      const result = await deps.forwarder.call(req.params.name, req.params.arguments, {
+      const raw = await deps.forwarder.call(req.params.name, req.params.arguments, {
         principal,
         era,
         requestId: ctx.mcpReq.id === undefined ? null : String(ctx.mcpReq.id),
@@ -112,8 +117,11 @@ export function buildServer(deps: ServerDeps, era: Era, principalOf: PrincipalRe
         conversationHeader: httpReq?.headers.get(HttpConstants.CONVERSATION_HEADER) ?? undefined,
         signal,
         onProgress,
+        elicitation: { url: urlElicitation, ...(answer !== undefined ? { response: answer } : {}) },
       });
       await Promise.all(notifying);
+      const result = resolveElicitation(raw, urlElicitation, answer !== undefined);
+      if (!('content' in result)) return result;
       return server.projectCallToolResult(result as CallToolResult, deps.catalog.get(req.params.name)?.listing.outputSchema);
     } catch (err) {
       if (err instanceof UnknownToolError) throw new ProtocolError(ProtocolErrorCode.InvalidParams, err.message);

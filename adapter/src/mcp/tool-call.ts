@@ -5,6 +5,8 @@ import { checkToolOutput, ENVELOPE_META_KEY, parseToolArguments, type Envelope, 
 import type { RetryPolicy } from '../daemon-client.js';
 import type { Principal } from './principals.js';
 import type { CatalogEntry, ToolCatalog } from './tool-catalog.js';
+import { ForwardConstants } from './constants.js';
+import { ProgressRelay } from './progress-relay.js';
 import type { UsageLog } from './usage-log.js';
 
 /**
@@ -51,6 +53,8 @@ export interface CallOrigin {
   signal: AbortSignal;
   /** Set when the client asked for progress (its request had a `progressToken`). */
   onProgress?: ProgressSink | undefined;
+  /** URL-mode elicitation: whether the client supports it, and its answer on a re-run (issue 12). */
+  elicitation?: CallContext['elicitation'];
 }
 
 /**
@@ -118,6 +122,21 @@ export function withRetryKey(tool: string, args: Record<string, unknown>): Recor
   return { ...args, idempotency_key: `adapter-${randomUUID()}` };
 }
 
+/** One conversation id per stdio connection: a stdio adapter process serves exactly one client. */
+const STDIO_CONVERSATION_ID = `stdio-${randomUUID()}`;
+
+/**
+ * The conversation a call belongs to (`CallContext.conversation_id`, issue 8): the
+ * `X-Holdfast-Conversation-Id` header, else the 2025-era transport session (`Mcp-Session-Id`),
+ * else the stdio connection; undefined when the client names none.
+ */
+export function conversationOf(origin: Pick<CallOrigin, 'era' | 'mcpSessionId' | 'conversationHeader'>): string | undefined {
+  const header = origin.conversationHeader?.trim();
+  if (header) return header.slice(0, 200);
+  if (origin.mcpSessionId !== undefined) return origin.mcpSessionId;
+  return origin.era === 'stdio' ? STDIO_CONVERSATION_ID : undefined;
+}
+
 /** Validates, forwards and accounts tool calls. */
 export class ToolForwarder {
   private running = 0;
@@ -174,11 +193,19 @@ export class ToolForwarder {
     if (origin.requestId !== null) context.request_id = origin.requestId;
     if (origin.mcpSessionId !== undefined) context.mcp_session_id = origin.mcpSessionId;
     if (origin.conversationHeader !== undefined) context.conversation_header = origin.conversationHeader;
+    const conversation = conversationOf(origin);
+    if (conversation !== undefined) context.conversation_id = conversation;
+    // Without progress notifications a client's 60 s timeout cannot be reset: cap every wait.
+    if (origin.onProgress === undefined) context.wait_cap_ms = ForwardConstants.NO_PROGRESS_WAIT_CAP_MS;
     if (origin.principal.sandbox !== undefined) context.sandbox = origin.principal.sandbox;
+    if (origin.elicitation !== undefined) context.elicitation = origin.elicitation;
     const args = withRetryKey(name, parsed.value);
     const retry = entry.retryFor(args);
+    // One monotonic progress stream per call: the daemon's own events (issue 13) and, while it is
+    // silent, a heartbeat that keeps resetting the client's timeout (issue 8).
+    const relay = origin.onProgress ? new ProgressRelay(origin.onProgress, name, args) : null;
     try {
-      const r = await this.backend.callTool(name, args, context, { retry, deadlineMs: this.opts.deadlineMs, signal: origin.signal, ...(origin.onProgress ? { onProgress: origin.onProgress } : {}) });
+      const r = await this.backend.callTool(name, args, context, { retry, deadlineMs: this.opts.deadlineMs, signal: origin.signal, ...(relay ? { onProgress: relay.forward } : {}) });
       const problem = checkToolOutput(entry.def, r.structuredContent);
       result =
         problem === null
@@ -186,6 +213,8 @@ export class ToolForwarder {
           : failedResult('INTERNAL', `holdfastd returned a ${name} result that does not match its output schema (${problem}); this is a bug, please report it`, false);
     } catch (err) {
       result = this.errorResult(name, rawArgs, retry, err, origin.signal);
+    } finally {
+      relay?.stop();
     }
     result = envelopeInMeta(entry, result);
     this.account(name, origin, started, result, null);

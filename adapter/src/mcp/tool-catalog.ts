@@ -31,6 +31,10 @@ const ARGUMENT_RETRY: Readonly<Record<string, (args: Record<string, unknown>) =>
   // Reading a plan or an artifact only looks; changes are never repeated behind the client's back.
   plan: (args) => (args.action === 'read' ? 'idempotent' : 'never'),
   artifact: (args) => (args.action === 'read' || args.action === 'list' ? 'idempotent' : 'never'),
+  // A batch with a caller-chosen operation_id is deduplicated by the daemon (issue 12); looking,
+  // waiting and cancelling are safe to repeat; confirming runs a step and is never repeated.
+  operation_batch: (args) => (typeof args.operation_id === 'string' ? 'idempotent' : 'never'),
+  operation_manage: (args) => (args.action === 'confirm' ? 'never' : 'idempotent'),
   // A desktop action with an operation_id is answered from the driver's ledger when repeated (issue 15).
   desktop_action: (args) => (typeof args.operation_id === 'string' ? 'idempotent' : 'never'),
 };

@@ -46,6 +46,13 @@ const AIMS: Readonly<Record<string, (args: Record<string, unknown>) => Aim>> = {
   session: (a) => ({ target: str(a.workspace) ?? str(a.remote_session_id) ?? '' }),
   observe: (a) => ({ target: [str(a.view), str(a.execution_task_id) ?? str(a.edit_id)].filter(Boolean).join(' ') }),
   runtime_read: (a) => ({ target: str(a.view) ?? 'capabilities' }),
+  // Issue 12: a batch shows its steps' tools; the steps' own events show what each did.
+  operation_batch: (a) => {
+    const steps = objects(a.steps);
+    return { target: `${steps.length} step${steps.length === 1 ? '' : 's'}: ${steps.map((x) => str(x.tool) ?? '?').join(', ')}`.slice(0, SUMMARY_MAX_CHARS) };
+  },
+  operation_manage: (a) => ({ target: str(a.operation_id) ?? `${Array.isArray(a.operation_ids) ? a.operation_ids.length : 0} operations` }),
+  environment_read: (a) => ({ target: [str(a.view), str(a.snapshot_id), str(a.against)].filter(Boolean).join(' ') }),
 };
 
 /** An argv word as a shell would need it written (single-quoted when it holds anything special). */

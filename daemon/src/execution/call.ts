@@ -31,6 +31,8 @@ export interface ResolvedCall {
   /** Absolute working directory, or null for the shell's current directory. */
   cwd: string | null;
   env: Record<string, string> | null;
+  /** Names of held secrets set in its environment (issue 12), or null. */
+  secrets?: string[] | null;
   purpose: string | null;
   background: boolean;
   /** Diagnostics to parse after it ran (project tasks), or null. */
@@ -51,8 +53,14 @@ export function resolveCall(args: ExecuteArgs, workspaceRoot: string, project: (
   if (args.argv !== undefined && args.shell !== false) throw new HoldfastError('BAD_REQUEST', 'argv runs without a shell: pass shell=false with it');
   if (args.argv === undefined && args.shell === false) throw new HoldfastError('BAD_REQUEST', 'shell=false goes with argv (an exact argument vector)');
   if (args.command !== undefined && args.command.trim() === '') throw new HoldfastError('BAD_REQUEST', 'command is empty');
-  for (const k of Object.keys(args.env ?? {})) {
+  const envArg = envRecord(args.env);
+  for (const k of Object.keys(envArg ?? {})) {
     if (!ENV_NAME.test(k)) throw new HoldfastError('BAD_REQUEST', `env name ${JSON.stringify(k)} is not a valid variable name`);
+  }
+  const secrets = [...new Set(args.secrets ?? [])];
+  for (const n of secrets) {
+    if (!ENV_NAME.test(n) || n.length > 64) throw new HoldfastError('BAD_REQUEST', `secret name ${JSON.stringify(n)} is not a valid variable name`);
+    if (envArg?.[n] !== undefined) throw new HoldfastError('BAD_REQUEST', `${n} is given both in env and in secrets; give it once`);
   }
   let command = args.command ?? null;
   let taskName: string | null = null;
@@ -82,12 +90,29 @@ export function resolveCall(args: ExecuteArgs, workspaceRoot: string, project: (
     argv: args.argv ?? null,
     taskName,
     cwd,
-    env: args.env && Object.keys(args.env).length > 0 ? args.env : null,
+    env: envArg && Object.keys(envArg).length > 0 ? envArg : null,
+    secrets: secrets.length > 0 ? secrets.sort() : null,
     purpose: args.purpose ?? null,
     background,
     diagnostics,
     taskScripts,
   };
+}
+
+/**
+ * The `env` argument as an object: `["NAME=value", …]` (what the schema advertises, issue 8) or
+ * `{NAME: value}`. A later entry for the same name wins, as in `env(1)`.
+ * @throws HoldfastError `BAD_REQUEST` for an entry without `=`.
+ */
+export function envRecord(env: ExecuteArgs['env']): Record<string, string> | undefined {
+  if (env === undefined || !Array.isArray(env)) return env;
+  const out: Record<string, string> = {};
+  for (const entry of env) {
+    const eq = entry.indexOf('=');
+    if (eq <= 0) throw new HoldfastError('BAD_REQUEST', `env entry ${JSON.stringify(entry.slice(0, 80))} is not NAME=value`);
+    out[entry.slice(0, eq)] = entry.slice(eq + 1);
+  }
+  return out;
 }
 
 /**
@@ -117,17 +142,30 @@ export function resolveCwd(cwd: string, root: string): string {
 
 /**
  * sha256 over everything a confirmation and an idempotency key are bound to (issue 5): mode,
- * command or argv or task, resolved cwd, environment (names and values), purpose, background.
+ * command or argv or task, resolved cwd, environment (names and values), purpose, background —
+ * and the names of the secrets it gets (issue 12; never their values).
  */
 export function fingerprint(c: ResolvedCall): string {
   const env = c.env ? Object.entries(c.env).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : null;
-  const doc = [c.origin, c.kind, c.command, c.argv, c.taskName, c.cwd, env, c.purpose, c.background];
+  const doc = [c.origin, c.kind, c.command, c.argv, c.taskName, c.cwd, env, c.purpose, c.background, ...(c.secrets ? [c.secrets] : [])];
   return createHash('sha256').update(JSON.stringify(doc)).digest('hex');
 }
 
 /** Single-quotes a string for bash. */
 export function bashQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The environment the command policy judges (issue 12): the call's `env`, plus each secret's name
+ * with a stand-in value — a secret may not set a variable that makes programs run other code
+ * (`LD_PRELOAD`, `BASH_ENV`, …) without the same confirmation an `env` entry would need.
+ */
+export function judgedEnv(c: ResolvedCall): Record<string, string> | null {
+  if (!c.secrets) return c.env;
+  const out: Record<string, string> = { ...(c.env ?? {}) };
+  for (const n of c.secrets) out[n] = `[secret:${n}]`;
+  return out;
 }
 
 /**

@@ -25,22 +25,11 @@ function table(rows: [string, PolicyDecision][], rules: Parameters<typeof evalua
 
 describe('command policy: always refused (issue 5)', () => {
   const cases: [string, string][] = [
-    ['echo $(id)', 'command_substitution'],
-    ['echo "user: $(id -u)"', 'command_substitution'],
-    ['echo `id`', 'backticks'],
-    ['echo ${x:-$(id)}', 'command_substitution'],
-    ['echo $(( 1 + $(id -u) ))', 'command_substitution'],
-    ['[[ -n $(id) ]]', 'command_substitution'],
-    ['x=$(id)', 'command_substitution'],
-    ['a[$(id)]=1', 'command_substitution'],
-    ['diff <(sort a) <(sort b)', 'process_substitution'],
-    ['tee >(cat)', 'process_substitution'],
     ['sleep 10 &', 'background'],
     ['a & b', 'background'],
     ['(sleep 1 &)', 'background'],
     ['coproc cat', 'coprocess'],
-    ['cat <<EOF\nhi\nEOF\n', 'unquoted_heredoc'],
-    ['cat <<-EOF\n\thi\nEOF\n', 'unquoted_heredoc'],
+    ['echo $(sleep 1 &)', 'background'],
     ['ls &&', 'dangling_operator'],
     ['ls ||', 'dangling_operator'],
     ['ls |', 'dangling_operator'],
@@ -49,7 +38,6 @@ describe('command policy: always refused (issue 5)', () => {
     ['if true; then', 'parse_error'],
     ['ls ;; pwd', 'parse_error'],
     ['   ', 'empty'],
-    ["sh -c 'echo $(id)'", 'command_substitution'],
     ["bash -c 'sleep 1 &'", 'background'],
   ];
   for (const [command, kind] of cases) {
@@ -73,6 +61,56 @@ describe('command policy: always refused (issue 5)', () => {
   it('&&, &> and >& are not a lone &', () => {
     assert.equal(decide('true && echo ok &> /dev/null'), 'allow');
     assert.equal(decide('ls 2>&1 | cat'), 'allow');
+  });
+});
+
+describe('command policy: commands inside substitutions and here-documents are judged (issue 8)', () => {
+  const DEFAULT_ALLOW = { ...RULES, deny: [], confirm: ['git push', 'git reset --hard'] };
+  table(
+    [
+      // The forms agents use all the time run under default: allow.
+      ['for f in $(ls *.ts); do echo "$f"; done', 'allow'],
+      ['echo "built at $(date)"', 'allow'],
+      ["git commit -m \"$(cat <<'EOF'\nfix: keep the shell\n\nCo-authored-by: x\nEOF\n)\"", 'allow'],
+      ["git commit -m \"$(cat <<-'EOF'\n\tsubject\n\tEOF\n)\"", 'allow'],
+      ['echo `date`', 'allow'],
+      ['diff <(sort a) <(sort b)', 'allow'],
+      ['cat <<EOF\nhello $USER, today is $(date)\nEOF\n', 'allow'],
+      ['x=$(id -u); echo "$x"', 'allow'],
+      ['echo $(( 1 + $(id -u) ))', 'allow'],
+      // What they hide is judged like any command.
+      ['echo $(rm -rf /)', 'deny'],
+      ['echo "$(rm -rf /)"', 'deny'],
+      ['echo `rm -rf /`', 'deny'],
+      ['echo ${x:-$(rm -rf /)}', 'deny'],
+      ['[[ -n $(rm -rf /) ]]', 'deny'],
+      ['a[$(rm -rf /)]=1', 'deny'],
+      ['tee >(rm -rf /)', 'deny'],
+      ['cat <<EOF\n$(rm -rf /)\nEOF\n', 'deny'],
+      ['echo "$(echo "$(rm -rf ~)")"', 'deny'],
+      ['echo $(cd / && rm -rf usr)', 'deny'],
+      ["sh -c 'echo $(rm -rf /)'", 'deny'],
+      ['x=$(git push)', 'confirm'],
+      ['echo "$(git reset --hard)"', 'confirm'],
+      // What cannot be judged before it runs: a command whose name comes from a substitution or variable.
+      ['$(echo rm) -rf build', 'confirm'],
+      ['`which python3` script.py', 'confirm'],
+      ['"$CMD" --version', 'confirm'],
+      // A commit message that is read from a file is only known at run time: it could be "push".
+      ['git commit -m "$(cat msg.txt)"', 'confirm'],
+    ],
+    DEFAULT_ALLOW,
+  );
+  it('under default: deny a substitution whose command is unknown is refused, like the rest', () => {
+    assert.equal(decide('echo $(make)', { default: 'deny', deny: [], confirm: [], allow: ['echo'] }), 'deny');
+    assert.equal(decide('echo $(make)', { default: 'deny', deny: [], confirm: [], allow: ['echo', 'make'] }), 'allow');
+    assert.equal(decide('$(echo ls)', { default: 'deny', deny: [], confirm: [], allow: ['ls', 'echo'] }), 'deny');
+  });
+  it('a command substitution cannot end the session shell or move its folder', () => {
+    const v = evaluateCommand({ command: 'echo $(exit 3)', sessionShell: true }, DEFAULT_ALLOW);
+    assert.equal(v.decision, 'allow', v.reason);
+    const moved = evaluateCommand({ command: 'echo $(cd /); rm -rf usr', cwd: '/tmp', sessionShell: true }, DEFAULT_ALLOW);
+    assert.equal(moved.decision, 'allow', `rm -rf usr runs in /tmp, not / (${moved.reason})`);
   });
 });
 
@@ -324,7 +362,8 @@ describe('command policy: argv mode', () => {
     assert.equal(evaluateCommand({ argv: ['echo', '$(id)'] }, RULES).decision, 'allow', 'no shell expands it');
     assert.equal(evaluateCommand({ argv: ['/bin/rm', '-rf', '/'] }, RULES).decision, 'deny');
     assert.equal(evaluateCommand({ argv: ['sh', '-c', 'rm -rf /'] }, RULES).decision, 'deny');
-    assert.equal(evaluateCommand({ argv: ['sh', '-c', 'echo $(id)'] }, RULES).decision, 'deny');
+    assert.equal(evaluateCommand({ argv: ['sh', '-c', 'echo $(id)'] }, RULES).decision, 'allow', 'the command string is judged, $(id) inside it too');
+    assert.equal(evaluateCommand({ argv: ['sh', '-c', 'echo $(rm -rf /)'] }, RULES).decision, 'deny');
     assert.equal(evaluateCommand({ argv: ['git', 'push'] }, RULES).decision, 'confirm');
     assert.equal(evaluateCommand({ argv: [] }, RULES).decision, 'deny');
   });

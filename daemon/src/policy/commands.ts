@@ -18,12 +18,13 @@ export { evaluateStdin, type StdinInput, type StdinVerdict } from './stdin.js';
  * before anything reaches a shell.
  *
  * 1. The line is parsed with a real shell parser (mvdan-sh) into simple commands ("segments"),
- *    split at `&&`, `||`, `;`, `|`, `|&`, newlines and inside compound commands; redirections
- *    belong to their segment.
+ *    split at `&&`, `||`, `;`, `|`, `|&`, newlines and inside compound commands, command and
+ *    process substitutions (`$(…)`, backticks, `<(…)`, `>(…)`) and unquoted here-document bodies
+ *    (issue 8: judged, not refused); redirections belong to their segment.
  * 2. Always refused, whatever the rules: NUL and the other control characters of text-safety.ts
- *    (tab and newline excepted), `$(…)`, backticks, `<(…)`/`>(…)`, a lone `&` or `coproc` (the
- *    verdict then carries `background_command`: the same command to run as a tracked task),
- *    unquoted here-documents, dangling operators and anything that does not parse.
+ *    (tab and newline excepted), a lone `&` or `coproc` (the verdict then carries
+ *    `background_command`: the same command to run as a tracked task), dangling operators and
+ *    anything that does not parse.
  * 3. Each segment is unwrapped (`env`, `sudo`, `timeout`, `xargs`, `sh -c '…'`, `su -c`, …; see
  *    wrappers.ts) and judged: deny rules → the built-in floor (builtins.ts: protected paths, raw
  *    devices, killing every process, fork bombs — always denied) → built-in confirmations

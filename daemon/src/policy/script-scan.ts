@@ -1,13 +1,16 @@
 import { statSync } from 'node:fs';
 import { changeDir, NO_DIRS, unionDirs, UNKNOWN_DIRS, type Dirs } from './paths.js';
-import { binaryOp, goString, isNil, items, nodeType, paramAssignment, parseShell, redirectOp, resolveWord, resolveWords, SourceText, span, type ShellWord, type ShNode } from './shell-syntax.js';
+import { binaryOp, goString, heredocBody, isNil, isQuotedDelimiter, items, nodeType, paramAssignment, parseShell, redirectOp, resolveWord, resolveWords, SourceText, span, type ShellWord, type ShNode } from './shell-syntax.js';
 
 /**
  * Splits a parsed command line into the simple commands the policy judges (issue 5 "segments"):
  * every command of a list, pipeline, `&&`/`||` chain, newline-separated script, and of compound
  * commands (`if`, loops, `case`, `{ …; }`, `( … )`, function bodies), each with the redirections
  * that apply to it — its own and those of the compound commands around it — and whether its
- * standard input comes from a pipe. Also collects the constructs that are always refused.
+ * standard input comes from a pipe. Commands inside command substitutions (`$(…)`, backticks),
+ * process substitutions (`<(…)`, `>(…)`) and the bodies of unquoted here-documents are commands
+ * like any other (issue 8): each is collected and judged, as running in a subshell where the
+ * substitution is. Also collects the constructs that are always refused.
  *
  * It also follows the working directory (docs/command-policy.md "The working directory"): each
  * command carries the folders it may run in ({@link Dirs}). A `cd`/`pushd`/`popd` (also as
@@ -22,14 +25,13 @@ import { binaryOp, goString, isNil, items, nodeType, paramAssignment, parseShell
  * names a directory (bash's `autocd`) may move it too.
  */
 
-/** Why a command line is refused whatever the rules say (issue 5 "Always refused"). */
+/**
+ * Why a command line is refused whatever the rules say (issue 5 "Always refused"; since issue 8
+ * substitutions and unquoted here-documents are judged instead of refused).
+ */
 export type RefusalKind =
-  | 'command_substitution'
-  | 'backticks'
-  | 'process_substitution'
   | 'background'
   | 'coprocess'
-  | 'unquoted_heredoc'
   | 'dangling_operator'
   | 'parse_error'
   | 'empty'
@@ -107,12 +109,8 @@ const WRITE_OPS = new Set(['>', '>>', '<>', '>|', '&>', '&>>']);
 const HARMLESS_TARGETS = new Set(['/dev/null', '/dev/stdout', '/dev/stderr', '/dev/tty']);
 
 const refusalMessage: Record<RefusalKind, string> = {
-  command_substitution: 'command substitution $(…) hides a command inside an argument; run the inner command first and pass its output explicitly',
-  backticks: 'backtick command substitution hides a command inside an argument; run the inner command first and pass its output explicitly',
-  process_substitution: 'process substitution <(…)/>(…) hides a command inside an argument; write the inner output to a file first',
   background: 'a lone & starts an untracked job that nobody can attach to or stop; run it with background=true instead (a tracked task)',
   coprocess: 'coproc starts an untracked background job; run it with background=true instead',
-  unquoted_heredoc: "an unquoted here-document expands $(…) and variables in its body; quote the delimiter (<<'EOF')",
   dangling_operator: 'the command ends with an operator (&&, ||, |) that has nothing after it',
   parse_error: 'the command does not parse as Bash',
   empty: 'the command is empty',
@@ -183,6 +181,9 @@ class Scanner {
     private readonly cdpath: boolean,
   ) {}
 
+  /** Where the words being visited are expanded: substitutions in them run there, in a subshell. */
+  private here: { scope: CommandScope; dirs: Dirs } = { scope: TOP_SCOPE, dirs: NO_DIRS };
+
   /** Functions defined so far in this line: name → body and the scope it was defined in. */
   private readonly functions = new Map<string, { body: ShNode; scope: CommandScope }>();
   /** Functions whose body is being judged again at a call (no recursion). */
@@ -202,6 +203,7 @@ class Scanner {
       this.out.backgrounded.push(stripTrailingAmpersand(text));
     }
     const chain = [...outer, s];
+    this.here = { scope, dirs };
     for (const r of items(s.Redirs)) this.redirect(r);
     const flow = this.command(s.Cmd, chain, piped, scope, dirs, timed);
     if (s.Background === true) return same(dirs);
@@ -210,6 +212,7 @@ class Scanner {
 
   private command(c: ShNode, chain: ShNode[], piped: boolean, scope: CommandScope, dirs: Dirs, timed = false): Flow {
     const type = nodeType(c);
+    this.here = { scope, dirs };
     switch (type) {
       case null:
         return same(dirs);
@@ -342,8 +345,19 @@ class Scanner {
 
   private redirect(r: ShNode): void {
     const op = redirectOp(r.Op as number);
-    if ((op === '<<' || op === '<<-') && !isQuotedDelimiter(r.Word)) this.out.refusals.push(refusal('unquoted_heredoc', this.src.of(r)));
+    // An unquoted here-document expands its body: the commands in it are judged (issue 8).
+    if ((op === '<<' || op === '<<-') && !isQuotedDelimiter(r.Word)) this.word(r.Hdoc);
     this.word(r.Word);
+  }
+
+  /**
+   * The statements of a command or process substitution: judged like the rest of the line, as a
+   * subshell started where the word is expanded (it cannot change that shell's folder or end it).
+   */
+  private substitution(stmts: ShNode): void {
+    const here = this.here;
+    this.stmts(items(stmts), [], false, here.scope.forked ? here.scope : { ...here.scope, forked: true }, here.dirs);
+    this.here = here;
   }
 
   private assign(a: ShNode): void {
@@ -369,10 +383,8 @@ class Scanner {
         for (const q of items(p.Parts)) this.part(q);
         return;
       case 'CmdSubst':
-        this.out.refusals.push(refusal(p.Backquotes ? 'backticks' : 'command_substitution', this.src.of(p)));
-        return;
       case 'ProcSubst':
-        this.out.refusals.push(refusal('process_substitution', this.src.of(p)));
+        this.substitution(p.Stmts);
         return;
       case 'ArithmExp':
         this.arith(p.X);
@@ -435,11 +447,6 @@ class Scanner {
         return;
     }
   }
-}
-
-/** A here-document delimiter with any quoting (`'EOF'`, `"EOF"`, `\EOF`, `E"OF"`) has a literal body. */
-function isQuotedDelimiter(word: ShNode): boolean {
-  return items(word.Parts).some((p) => nodeType(p) !== 'Lit' || goString(p.Value as string).includes('\\'));
 }
 
 function simpleCommand(cmd: ShNode, chain: ShNode[], piped: boolean, src: SourceText, scope: CommandScope, dirs: Dirs, timed: boolean): SimpleCommand {
@@ -566,14 +573,6 @@ function redirection(r: ShNode, src: SourceText): Redirection {
   if (op === '>&') writes = target !== null && !/^(\d+-?|-)$/.test(target.text);
   if (writes && target && !target.dynamic && HARMLESS_TARGETS.has(target.text)) writes = false;
   const out: Redirection = { op, fd: isNil(r.N) ? null : goString(r.N.Value as string), target, writes };
-  if ((op === '<<' || op === '<<-') && !isNil(r.Hdoc)) {
-    // The parser's span of the body ends with the closing delimiter line: that line is not part of it.
-    let body = src.of(r.Hdoc);
-    const delim = target?.text ?? '';
-    const last = body.lastIndexOf('\n');
-    const tail = last < 0 ? body : body.slice(last + 1);
-    if (delim !== '' && (tail === delim || (op === '<<-' && tail.replace(/^\t+/, '') === delim))) body = last < 0 ? '' : body.slice(0, last + 1);
-    out.heredoc = body;
-  }
+  if ((op === '<<' || op === '<<-') && !isNil(r.Hdoc)) out.heredoc = heredocBody(r, op, target?.text ?? '', src);
   return out;
 }

@@ -169,6 +169,48 @@ export function binaryOp(code: number): string {
   return binaryOps.get(code) ?? `op${code}`;
 }
 
+// ---- here-documents ------------------------------------------------------------------------------
+
+/** A here-document delimiter with any quoting (`'EOF'`, `"EOF"`, `\EOF`, `E"OF"`) has a literal body. */
+export function isQuotedDelimiter(word: ShNode): boolean {
+  return items(word.Parts).some((p) => nodeType(p) !== 'Lit' || goString(p.Value as string).includes('\\'));
+}
+
+/** The body of a here-document redirection as written, without its closing delimiter line. */
+export function heredocBody(r: ShNode, op: string, delimiter: string, src: SourceText): string {
+  // The parser's span of the body ends with the closing delimiter line: that line is not part of it.
+  const body = src.of(r.Hdoc);
+  const last = body.lastIndexOf('\n');
+  const tail = last < 0 ? body : body.slice(last + 1);
+  if (delimiter !== '' && (tail === delimiter || (op === '<<-' && tail.replace(/^\t+/, '') === delimiter))) return last < 0 ? '' : body.slice(0, last + 1);
+  return body;
+}
+
+/**
+ * The output of a command substitution whose output is fixed text (issue 8): `$(cat <<'EOF' … EOF)`
+ * — `cat` alone, reading a quoted here-document — is its body without trailing newlines (what
+ * `$(…)` keeps), so `git commit -m "$(cat <<'EOF' … EOF)"` has a known message. Null for anything
+ * else (its output is only known at run time). The commands inside are judged on their own anyway.
+ */
+export function staticSubstitutionOutput(subst: ShNode, src: SourceText): string | null {
+  const stmts = items(subst.Stmts);
+  if (stmts.length !== 1) return null;
+  const st = stmts[0];
+  if (st.Background === true || st.Negated === true || nodeType(st.Cmd) !== 'CallExpr') return null;
+  const args = items(st.Cmd.Args);
+  if (items(st.Cmd.Assigns).length > 0 || args.length !== 1) return null;
+  const name = resolveWord(args[0], src);
+  if (name.dynamic || name.glob || name.text !== 'cat') return null;
+  const redirs = items(st.Redirs);
+  if (redirs.length !== 1) return null;
+  const r = redirs[0];
+  const op = redirectOp(r.Op as number);
+  if ((op !== '<<' && op !== '<<-') || !isNil(r.N) || isNil(r.Hdoc) || !isQuotedDelimiter(r.Word)) return null;
+  let body = heredocBody(r, op, resolveWord(r.Word, src).text, src);
+  if (op === '<<-') body = body.replace(/^\t+/gm, '');
+  return body.replace(/\n+$/, '');
+}
+
 // ---- words ---------------------------------------------------------------------------------------
 
 /**
@@ -388,8 +430,10 @@ export function resolveWord(word: ShNode, src: SourceText): ShellWord & { braces
         break;
       case 'DblQuoted':
         for (const q of items(p.Parts)) {
+          const fixed = nodeType(q) === 'CmdSubst' ? staticSubstitutionOutput(q, src) : null;
           if (nodeType(q) === 'Lit') out.text += unescapeDouble(goString(q.Value as string));
           else if (nodeType(q) === 'ParamExp' && isPlainHome(q)) out.text += homeDirectory();
+          else if (fixed !== null) out.text += fixed;
           else {
             out.dynamic = true;
             out.text += src.of(q);

@@ -18,12 +18,19 @@ import {
   type ReadParams,
   type ReadResult,
   type ShutdownParams,
+  type SnapshotParams,
   type SnapshotResult,
   type SpawnParams,
   type TaskRecord,
   type UpstreamSpec,
   type UpstreamState,
   type WaitParams,
+  type SecretListResult,
+  type SecretPutParams,
+  type SecretRequestParams,
+  type SecretRequestResult,
+  type SecretWaitParams,
+  SECRETS_FEATURE,
   UPSTREAM_MCP_FEATURE,
 } from '@holdfast/shared/protocol';
 import { assertOwnSocket } from '@holdfast/shared/run-dir';
@@ -132,8 +139,9 @@ export class GuardianLink {
     return this.call(G.read, p, (p.waitMs ?? 0) + WAIT_SLACK_MS);
   }
 
-  snapshot(): Promise<SnapshotResult> {
-    return this.call(G.snapshot, {}, 10_000);
+  /** `g.snapshot`; `from` (feature `snapshot.region`) asks for the region drawn since that PTY offset. */
+  snapshot(p: SnapshotParams = {}): Promise<SnapshotResult> {
+    return this.call(G.snapshot, p, 10_000);
   }
 
   spawn(p: SpawnParams): Promise<TaskRecord> {
@@ -210,6 +218,40 @@ export class GuardianLink {
     } finally {
       if (progressId) this.progress.delete(progressId);
     }
+  }
+
+  /** The guardian holds secrets (`g.secret.*`, `secrets` on exec/spawn, output redaction; issue 12). */
+  get holdsSecrets(): boolean {
+    return this.features.includes(SECRETS_FEATURE);
+  }
+
+  /** `g.secret.put`: hands the guardian a value from the user (never logged or stored by the daemon). */
+  secretPut(p: SecretPutParams): Promise<{ replaced: boolean }> {
+    return this.call(G.secretPut, p, 5000);
+  }
+
+  secretForget(name: string): Promise<{ forgotten: boolean }> {
+    return this.call(G.secretForget, { name }, 5000);
+  }
+
+  /** Names, purposes and open requests (never values). */
+  secretList(): Promise<SecretListResult> {
+    return this.call(G.secretList, {}, 5000);
+  }
+
+  /** Records the model's request; with `page`, opens the loopback page and returns its one-time URL. */
+  secretRequest(p: SecretRequestParams): Promise<SecretRequestResult> {
+    return this.call(G.secretRequest, p, 10_000);
+  }
+
+  /** Waits up to `waitMs` for the value (or the page being declined). */
+  secretWait(p: SecretWaitParams, signal?: AbortSignal): Promise<SecretListResult> {
+    return this.call(G.secretWait, p, p.waitMs + WAIT_SLACK_MS, signal);
+  }
+
+  /** Closes the page of `name` as declined by the user. */
+  secretCancel(name: string): Promise<SecretListResult> {
+    return this.call(G.secretCancel, { name }, 5000);
   }
 
   /** Tells the guardian this daemon is leaving (restart handoff) and closes the link. */

@@ -27,6 +27,10 @@ export interface EventQuery {
   workspace?: string;
   principal?: string;
   afterSeq: number;
+  /** Only events before this sequence number (paging newest first). */
+  beforeSeq?: number;
+  /** `desc`: newest first (issue 8); `asc` (default): oldest first. */
+  order?: 'asc' | 'desc';
   limit: number;
   tool?: string;
   status?: string;
@@ -198,18 +202,19 @@ export class EventsRepo {
   query(q: EventQuery): EventRow[] {
     this.flush();
     const where: string[] = ['e.seq > @after'];
+    if (q.beforeSeq !== undefined) where.push('e.seq < @before');
     if (q.sessionId !== undefined) where.push('e.session_id = @session');
     // Sessions the principal owns or holds a role on (issue 14).
     else where.push('((e.session_id IS NULL AND e.workspace = @workspace) OR e.session_id IN (SELECT id FROM sessions WHERE workspace = @workspace AND (principal = @principal OR id IN (SELECT session_id FROM session_roles WHERE principal = @principal))))');
     if (q.tool !== undefined) where.push('e.tool = @tool');
     if (q.status !== undefined) where.push('e.status = @status');
-    const sql = `SELECT e.* FROM events e WHERE ${where.join(' AND ')} ORDER BY e.seq LIMIT @limit`;
+    const sql = `SELECT e.* FROM events e WHERE ${where.join(' AND ')} ORDER BY e.seq ${q.order === 'desc' ? 'DESC' : 'ASC'} LIMIT @limit`;
     let stmt = this.queries.get(sql);
     if (!stmt) {
       stmt = this.db.prepare(sql);
       this.queries.set(sql, stmt);
     }
-    return stmt.all({ after: q.afterSeq, session: q.sessionId ?? null, workspace: q.workspace ?? null, principal: q.principal ?? null, tool: q.tool ?? null, status: q.status ?? null, limit: q.limit }) as EventRow[];
+    return stmt.all({ after: q.afterSeq, before: q.beforeSeq ?? null, session: q.sessionId ?? null, workspace: q.workspace ?? null, principal: q.principal ?? null, tool: q.tool ?? null, status: q.status ?? null, limit: q.limit }) as EventRow[];
   }
 
   /** The newest events of one kind since `sinceAt` (epoch ms), newest first (doctor). */

@@ -1,3 +1,5 @@
+import { CONVERSATION_READS_MIGRATION } from './conversation-reads-migration.js';
+import { OPERATIONS_MIGRATION } from './operations-migration.js';
 import { ROLES_OAUTH_MIGRATION } from './roles-oauth-migration.js';
 import { EXTENSIONS_MIGRATION } from './extensions-migration.js';
 import { DESKTOP_MIGRATION } from './desktop-migration.js';
@@ -153,8 +155,10 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
   EXTENSIONS_MIGRATION,
   WORK_MIGRATION,
   DESKTOP_MIGRATION,
+  CONVERSATION_READS_MIGRATION,
+  OPERATIONS_MIGRATION,
   {
-    version: 9,
+    version: 11,
     name: 'sessions: last tool use (issue 18)',
     sql: `
       -- When a tool call last used the session (epoch ms; NULL = never since it was opened). Any

@@ -44,15 +44,22 @@ export interface TaskRow {
   stdout_end: number | null;
   stderr_end: number | null;
   error: string | null;
+  /**
+   * How far the last `execute` result showed the output (issue 8): `attach`/`status` continue from
+   * here. PTY offset for foreground commands; per stream for piped tasks. Null: nothing shown yet.
+   */
+  pty_shown: number | null;
+  stdout_shown: number | null;
+  stderr_shown: number | null;
 }
 
-export type NewTask = Omit<TaskRow, 'exit_code' | 'signal' | 'started_at' | 'ended_at' | 'pty_start' | 'pty_end' | 'stdout_end' | 'stderr_end' | 'error'> &
+export type NewTask = Omit<TaskRow, 'exit_code' | 'signal' | 'started_at' | 'ended_at' | 'pty_start' | 'pty_end' | 'stdout_end' | 'stderr_end' | 'error' | 'pty_shown' | 'stdout_shown' | 'stderr_shown'> &
   Partial<Pick<TaskRow, 'started_at' | 'pty_start' | 'error'>>;
 
 const COLUMNS: readonly (keyof TaskRow)[] = [
   'id', 'session_id', 'workspace', 'principal', 'kind', 'origin', 'task_name', 'command', 'argv', 'cwd', 'env_keys', 'purpose', 'idempotency_key', 'fingerprint',
   'policy_decision', 'policy_rule', 'diagnostics', 'state', 'exit_code', 'signal', 'created_at', 'started_at', 'ended_at', 'expires_at',
-  'pty_start', 'pty_end', 'stdout_end', 'stderr_end', 'error',
+  'pty_start', 'pty_end', 'stdout_end', 'stderr_end', 'error', 'pty_shown', 'stdout_shown', 'stderr_shown',
 ];
 
 /** Repository of the `tasks` table; every write goes through here. Statements are prepared once. */

@@ -1,10 +1,12 @@
 import type { CallContext } from '@holdfast/shared/control';
 import type { HomeLayout } from '@holdfast/shared/paths';
 import type { ConfigStore } from '../config-store.js';
+import type { EnvironmentService } from '../environment/service.js';
 import type { DesktopService } from '../desktop/desktop-service.js';
 import type { ExecutionServices } from '../execution/services.js';
 import type { ExtensionServices } from '../extensions/services.js';
 import type { FileServices } from '../files/file-services.js';
+import type { OperationServices } from '../operations/services.js';
 import type { SessionManager } from '../sessions/manager.js';
 import type { DiskSpace } from '../store/disk-space.js';
 import type { EventsRepo } from '../store/events-repo.js';
@@ -24,6 +26,10 @@ export interface ToolServices {
   extensions: ExtensionServices;
   /** Work tracking: plans, progress, artifacts, activity (issue 11). */
   work: WorkServices;
+  /** Batched and async operations (issue 12). */
+  operations: OperationServices;
+  /** Environment readings and snapshots (issue 12). */
+  environment: EnvironmentService;
   /** Desktop devices and sessions: the desktop tools and screenshot_capture (issue 15). */
   desktop: DesktopService;
   /** Free space under the state: writes are refused with DISK_FULL while the disk is full (issue 18). */

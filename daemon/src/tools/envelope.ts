@@ -22,6 +22,11 @@ export interface ToolOutcome {
    * report). A handler that sets this gets its event written before the result is returned.
    */
   event?: { data?: Record<string, unknown>; skip?: boolean };
+  /**
+   * `_meta` of the result for the adapter, never shown to the model: `holdfast/elicitation` asks
+   * the adapter to show the user a URL (issue 12, URL-mode elicitation); the adapter removes it.
+   */
+  meta?: Record<string, unknown>;
 }
 
 export interface OutcomeOptions {

@@ -3,11 +3,12 @@ import { newId } from '@holdfast/shared/ids';
 import { KEY_SEQUENCES, LinkTimeouts, type CommandRecord, type TaskRecord } from '@holdfast/shared/protocol';
 import type { AuditEntry } from '../audit.js';
 import { diskSource, guardianSource, type ByteSource } from '../execution/byte-source.js';
-import { fingerprint, foregroundLine, resolveCall, type ExecuteArgs, type ResolvedCall } from '../execution/call.js';
+import { fingerprint, foregroundLine, judgedEnv, resolveCall, type ExecuteArgs, type ResolvedCall } from '../execution/call.js';
 import { awaitInterrupts, onRunCancelled } from '../execution/cancel.js';
 import { confirmationOutcome, confirmationSummary, refusedOutcome } from '../execution/policy-outcome.js';
 import { requireTaskRow } from '../execution/task-lookup.js';
-import { describeTask } from '../execution/task-result.js';
+import { commandScreen } from '../execution/command-screen.js';
+import { describeTask, type OutputOffsets } from '../execution/task-result.js';
 import { evaluateCommand, evaluateStdin, type PolicyVerdict } from '../policy/commands.js';
 import { effectiveCommandRules } from '../policy/effective-rules.js';
 import { requireSessionAccess, roleAtLeast, type SessionRole } from '../sessions/access.js';
@@ -16,10 +17,13 @@ import type { SessionRow } from '../store/sessions-repo.js';
 import type { TaskRow } from '../store/tasks-repo.js';
 import type { ToolContext } from './context.js';
 import { action, failure, type ToolOutcome } from './envelope.js';
+import { secretsLink } from './secret-provide.js';
 
 /** Default wait of `run`, `attach` and `stdin`, ms (issue 5). */
 export const DEFAULT_YIELD_MS = 10_000;
 const RECEIPT_TOOL = 'execute';
+/** A capped wait that came back this close to the cap is reported as capped, ms. */
+const CAP_SLACK_MS = 1000;
 /** A wait ends this long before the configured request timeout, ms. */
 const REQUEST_MARGIN_MS = 5000;
 
@@ -44,14 +48,35 @@ export async function executeHandler(args: ExecuteArgs, ctx: ToolContext): Promi
   const { session, role } = requireSessionAccess(ctx, args.remote_session_id, 'editor');
   // Answer before the adapter's request timeout (DESIGN §6.2, 408) can cut the call off.
   const ceiling = Math.max(1000, ctx.services.config.config.limits.request_timeout_ms - REQUEST_MARGIN_MS);
-  const yieldMs = Math.min(args.yield_time_ms ?? DEFAULT_YIELD_MS, LinkTimeouts.MAX_WAIT_MS, ceiling);
+  // A client that gets no progress notifications gives up after 60 s (SDK v1 default): the adapter
+  // caps each wait of such a call (CallContext.wait_cap_ms, issue 8).
+  const yieldMs = Math.min(args.yield_time_ms ?? DEFAULT_YIELD_MS, LinkTimeouts.MAX_WAIT_MS, ceiling, ctx.call.wait_cap_ms ?? Number.POSITIVE_INFINITY);
+  const o = await dispatch(args, session, role, ctx, yieldMs, callStart);
+  const cap = ctx.call.wait_cap_ms;
+  const asked = args.yield_time_ms ?? DEFAULT_YIELD_MS;
+  if (o.envelope.status === 'accepted' && cap !== undefined && asked > cap && Date.now() - callStart >= cap - CAP_SLACK_MS && o.envelope.hints.awaiting_input !== true) {
+    // Say why it came back early: the client cannot be kept waiting longer (issue 8).
+    return {
+      ...o,
+      envelope: { ...o.envelope, hints: { ...o.envelope.hints, wait_capped_ms: cap } },
+      text: `${o.text}\n[waited ${cap / 1000} s, the most for a client that receives no progress notifications; attach to wait again]`,
+    };
+  }
+  return o;
+}
+
+function dispatch(args: ExecuteArgs, session: SessionRow, role: SessionRole, ctx: ToolContext, yieldMs: number, callStart: number): Promise<ToolOutcome> {
   switch (args.action) {
     case 'run':
       return run(args, session, role, ctx, yieldMs, callStart);
-    case 'attach':
-      return follow(requireTask(args, session, ctx), session, ctx, yieldMs, args);
-    case 'status':
-      return follow(requireTask(args, session, ctx), session, ctx, 0, args);
+    case 'attach': {
+      const row = requireTask(args, session, ctx);
+      return follow(row, session, ctx, yieldMs, args, continueFrom(row, args.offset));
+    }
+    case 'status': {
+      const row = requireTask(args, session, ctx);
+      return follow(row, session, ctx, 0, args, continueFrom(row, args.offset));
+    }
     case 'stop':
       return stop(requireTask(args, session, ctx), session, ctx);
     case 'stdin':
@@ -78,10 +103,11 @@ async function run(args: ExecuteArgs, session: SessionRow, role: SessionRole, ct
   // paths are judged against the one-off cwd, else where the session's shell is now (`rm -rf ..`
   // from a workspace under $HOME is the home folder).
   const cwd = call.cwd ?? (await ctx.services.sessions.shellCwd(rs)) ?? session.workspace_root;
+  const env = judgedEnv(call);
   const verdict = strictest([
-    evaluateCommand({ ...(call.argv ? { argv: call.argv } : { command: call.command! }), env: call.env, cwd, sessionShell: call.kind === 'foreground' }, rules),
+    evaluateCommand({ ...(call.argv ? { argv: call.argv } : { command: call.command! }), env, cwd, sessionShell: call.kind === 'foreground' }, rules),
     // A project task's script bodies are what really runs: judged like commands typed here.
-    ...call.taskScripts.map((body) => evaluateCommand({ command: body, env: call.env, cwd }, rules)),
+    ...call.taskScripts.map((body) => evaluateCommand({ command: body, env, cwd }, rules)),
   ]);
   const audit = auditBase(call, session, ctx);
 
@@ -93,6 +119,7 @@ async function run(args: ExecuteArgs, session: SessionRow, role: SessionRole, ct
     }
     return refusedOutcome(verdict, args, rs);
   }
+  if (call.secrets) await requireSecrets(call.secrets, rs, ctx);
 
   const fp = fingerprint(call);
   const key = args.idempotency_key;
@@ -116,8 +143,9 @@ async function run(args: ExecuteArgs, session: SessionRow, role: SessionRole, ct
   }
   if (existing && existing.state !== 'waiting_confirmation') {
     // The same call again: the receipt is the task itself; wait on it like attach (a background
-    // task's first answer did not wait either).
-    return replayed(await follow(existing, session, ctx, existing.kind === 'background' ? 0 : yieldMs, args));
+    // task's first answer did not wait either). Its output from the start: the first answer may
+    // never have reached the caller.
+    return replayed(await follow(existing, session, ctx, existing.kind === 'background' ? 0 : yieldMs, args, {}));
   }
 
   let id = existing?.id ?? newId('executionTask');
@@ -167,7 +195,7 @@ function newRow(id: string, call: ResolvedCall, session: SessionRow, ctx: ToolCo
     command: call.command,
     argv: call.argv ? JSON.stringify(call.argv) : null,
     cwd: call.cwd,
-    env_keys: call.env ? JSON.stringify(Object.keys(call.env)) : null,
+    env_keys: call.env || call.secrets ? JSON.stringify([...Object.keys(call.env ?? {}), ...(call.secrets ?? [])]) : null,
     purpose: call.purpose,
     fingerprint: fp,
     policy_decision: v.decision,
@@ -190,6 +218,7 @@ function auditBase(call: ResolvedCall, session: SessionRow, ctx: ToolContext): P
     ...(call.taskName ? { task: call.taskName } : {}),
     ...(call.cwd ? { cwd: call.cwd } : {}),
     ...(call.env ? { env_keys: Object.keys(call.env) } : {}),
+    ...(call.secrets ? { secrets: call.secrets } : {}),
     ...(call.purpose ? { purpose: call.purpose } : {}),
     ...(ctx.call.request_id ? { request_id: ctx.call.request_id } : {}),
   };
@@ -260,7 +289,8 @@ async function start(
       const line = foregroundLine(call);
       // With a key the command is started without waiting, so a repeated call can wait on it
       // (g.wait) as soon as this one is released; then this call waits the same way.
-      const r = await link.exec({ id, command: line, ...(line !== call.command ? { display: call.command! } : {}), waitMs: slot !== null ? 0 : remaining() }, ctx.signal).catch((err: unknown) => {
+      const params = { id, command: line, ...(line !== call.command ? { display: call.command! } : {}), waitMs: slot !== null ? 0 : remaining(), ...(call.secrets ? { secrets: call.secrets } : {}) };
+      const r = await link.exec(params, ctx.signal).catch((err: unknown) => {
         if (ctx.signal.aborted) return cancelled(err);
         notStarted((err as Error).message);
         throw err;
@@ -275,13 +305,13 @@ async function start(
       let rec: CommandRecord | TaskRecord = r.cmd;
       // (A notice the guardian produces while this call waits — the shell fell back — comes with the next exec.)
       if (slot !== null && remaining() > 0 && rec.state === 'running') rec = await link.wait({ id, waitMs: remaining() }, ctx.signal).catch(cancelled);
-      return afterRecord(rec, link, ctx, r.notice);
+      return afterRecord(rec, link, ctx, undefined, r.notice);
     }
 
     let rec: TaskRecord;
     try {
       const cwd = call.cwd ?? (await ctx.services.sessions.shellCwd(rs)) ?? session.workspace_root;
-      rec = await link.spawn({ id, ...(call.argv ? { argv: call.argv } : { command: call.command! }), cwd, ...(call.env ? { env: call.env } : {}) });
+      rec = await link.spawn({ id, ...(call.argv ? { argv: call.argv } : { command: call.command! }), cwd, ...(call.env ? { env: call.env } : {}), ...(call.secrets ? { secrets: call.secrets } : {}) });
     } catch (err) {
       notStarted((err as Error).message);
       throw err;
@@ -304,6 +334,23 @@ export function startArgvTask(call: ResolvedCall, verdict: PolicyVerdict, sessio
   if (!call.argv) throw new HoldfastError('INTERNAL', 'startArgvTask needs an argv call');
   const args: ExecuteArgs = { action: 'run', remote_session_id: session.id, argv: call.argv, shell: false, ...(call.purpose ? { purpose: call.purpose } : {}) };
   return start(newId('executionTask'), call, verdict, fingerprint(call), undefined, session, ctx, yieldMs, args, Date.now());
+}
+
+/**
+ * Every named secret must be held by the session's guardian (issue 12), checked before anything is
+ * recorded or confirmed; the guardian checks again when it starts the command.
+ * @throws HoldfastError BAD_REQUEST (a guardian from before secrets), SECRET_NOT_FOUND.
+ */
+async function requireSecrets(names: string[], rs: string, ctx: ToolContext): Promise<void> {
+  const link = await secretsLink(ctx.services.sessions, rs);
+  const held = new Set((await link.secretList()).secrets.map((s) => s.name));
+  const missing = names.filter((n) => !held.has(n));
+  if (missing.length > 0) {
+    throw new HoldfastError('SECRET_NOT_FOUND', `no secret ${missing.join(', ')} in session ${rs}; ask the user for it with secret_provide(action="request", name="${missing[0]}", purpose=…)`, {
+      retryable: false,
+      details: { missing },
+    });
+  }
 }
 
 /** Key of `ExecutionServices.starting` for one session and key. */
@@ -342,15 +389,36 @@ function alreadyRunning(running: CommandRecord, args: ExecuteArgs, rs: string): 
   );
 }
 
-/** Syncs a fresh guardian record into its row and builds the result. */
-async function afterRecord(rec: CommandRecord | TaskRecord, link: GuardianLink, ctx: ToolContext, notice?: string): Promise<ToolOutcome> {
+/**
+ * Where an `attach`/`status`/`stdin` result starts showing output (issue 8): at `offset` when the
+ * caller gives one (for a piped task, 0 restarts both streams and another value is stdout's),
+ * else after what the last result showed.
+ */
+function continueFrom(row: TaskRow, offset: number | undefined): OutputOffsets {
+  if (row.kind === 'foreground') return { pty: offset ?? row.pty_shown ?? row.pty_start ?? 0 };
+  if (offset === 0) return { stdout: 0, stderr: 0 };
+  return { stdout: offset ?? row.stdout_shown ?? 0, stderr: row.stderr_shown ?? 0 };
+}
+
+/** Builds the result of a task and remembers how far it showed the output. */
+async function describeAndRemember(ctx: ToolContext, facts: Parameters<typeof describeTask>[0]): Promise<ToolOutcome> {
+  const d = await describeTask(facts);
+  ctx.services.execution.tasks.update(facts.row.id, { pty_shown: d.shown.pty, stdout_shown: d.shown.stdout, stderr_shown: d.shown.stderr });
+  return d.outcome;
+}
+
+/**
+ * Syncs a fresh guardian record into its row and builds the result: output from `from` (default its
+ * start, issue 8), with the shell's news (issue 9).
+ */
+async function afterRecord(rec: CommandRecord | TaskRecord, link: GuardianLink, ctx: ToolContext, from?: OutputOffsets, notice?: string): Promise<ToolOutcome> {
   if (rec.kind === 'command') ctx.services.sessions.noteCwd(link.gid, rec.cwd);
   const row = ctx.services.execution.sync.apply(rec) ?? ctx.services.execution.tasks.get(rec.id)!;
   const awaiting = rec.kind === 'command' && rec.awaitingInput === true && rec.state === 'running';
-  const screen = awaiting ? (await link.snapshot()).lines.join('\n').replace(/\n+$/, '') : undefined;
+  const screen = awaiting && rec.kind === 'command' ? await commandScreen(link, rec) : undefined;
   // Finished output is on disk already: read it there (no round trip); running output via the guardian.
   const source: ByteSource = row.state === 'running' ? guardianSource(link) : diskSource(ctx.services.layout, row.session_id);
-  const o = await describeTask({ row, source, awaitingInput: awaiting, ...(screen !== undefined ? { screen } : {}) });
+  const o = await describeAndRemember(ctx, { row, source, awaitingInput: awaiting, ...(screen !== undefined ? { screen } : {}), ...(from ? { from } : {}) });
   return withShellNews(o, rec.kind === 'command' && rec.queued === true && row.state === 'running', notice);
 }
 
@@ -380,8 +448,8 @@ function requireTask(args: ExecuteArgs, session: SessionRow, ctx: ToolContext): 
   return requireTaskRow(ctx.services.execution.tasks, args.execution_task_id, session.id, `action=${args.action}`);
 }
 
-/** `attach` (wait up to `waitMs`), `status` (no wait), and the answer to a repeated idempotent run. */
-async function follow(row: TaskRow, session: SessionRow, ctx: ToolContext, waitMs: number, args: ExecuteArgs): Promise<ToolOutcome> {
+/** `attach` (wait up to `waitMs`), `status` (no wait), and the answer to a repeated idempotent run; output from `from`. */
+async function follow(row: TaskRow, session: SessionRow, ctx: ToolContext, waitMs: number, args: ExecuteArgs, from: OutputOffsets): Promise<ToolOutcome> {
   const ex = ctx.services.execution;
   if (row.state === 'waiting_confirmation') {
     const argv = row.argv ? (JSON.parse(row.argv) as string[]) : null;
@@ -399,7 +467,7 @@ async function follow(row: TaskRow, session: SessionRow, ctx: ToolContext, waitM
   if (row.state === 'running') {
     try {
       const link = await ctx.services.sessions.ensureLink(session.id);
-      return await afterRecord(await link.wait({ id: row.id, waitMs }), link, ctx);
+      return await afterRecord(await link.wait({ id: row.id, waitMs }), link, ctx, from);
     } catch (err) {
       const code = (err as { code?: string }).code;
       if (code === 'SESSION_EXITED' || code === 'SESSION_NOT_FOUND') ex.sync.finaliseSession(session.id, null);
@@ -408,14 +476,14 @@ async function follow(row: TaskRow, session: SessionRow, ctx: ToolContext, waitM
       row = ex.tasks.get(row.id)!;
     }
   }
-  return describeTask({ row, source: diskSource(ctx.services.layout, session.id) });
+  return describeAndRemember(ctx, { row, source: diskSource(ctx.services.layout, session.id), from });
 }
 
 async function stop(row: TaskRow, session: SessionRow, ctx: ToolContext): Promise<ToolOutcome> {
-  if (row.state !== 'running') return follow(row, session, ctx, 0, { action: 'status', remote_session_id: session.id });
+  if (row.state !== 'running') return follow(row, session, ctx, 0, { action: 'status', remote_session_id: session.id }, continueFrom(row, undefined));
   const link = await ctx.services.sessions.ensureLink(session.id);
   ctx.services.execution.audit.append({ event: 'execute.stop', principal: ctx.call.principal, remote_session_id: session.id, execution_task_id: row.id, kind: row.kind });
-  return afterRecord(await link.stop(row.id), link, ctx);
+  return afterRecord(await link.stop(row.id), link, ctx, continueFrom(row, undefined));
 }
 
 // ---- stdin -----------------------------------------------------------------------------------
@@ -479,5 +547,5 @@ async function stdin(args: ExecuteArgs, session: SessionRow, ctx: ToolContext, y
     }
     throw new HoldfastError('BAD_REQUEST', `${fg.id} ended before the input was sent; nothing was typed — read its result with action=status`, { retryable: false });
   }
-  return afterRecord(await link.wait({ id: fg.id, waitMs: yieldMs }), link, ctx);
+  return afterRecord(await link.wait({ id: fg.id, waitMs: yieldMs }), link, ctx, continueFrom(row, undefined));
 }

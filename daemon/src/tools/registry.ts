@@ -5,6 +5,7 @@ import { diskFullError } from '../store/disk-space.js';
 import type { ProgressUpdate, ToolContext, ToolServices } from './context.js';
 import { failure, toCallResult, type ToolOutcome } from './envelope.js';
 import { artifactHandler } from './artifact/index.js';
+import { environmentHandler, environmentReadHandler } from './environment.js';
 import { desktopActionHandler } from './desktop/action.js';
 import { desktopConnectHandler } from './desktop/connect.js';
 import { desktopDisconnectHandler } from './desktop/disconnect.js';
@@ -19,10 +20,13 @@ import { executeHandler } from './execute.js';
 import { mcpToolHandler } from './mcp-tool/index.js';
 import { moveOutHandler } from './move-out/index.js';
 import { observeHandler } from './observe/index.js';
+import { operationBatchHandler } from './operation-batch.js';
+import { operationManageHandler } from './operation-manage.js';
 import { planHandler } from './plan/index.js';
 import { progressHandler } from './progress.js';
 import { readHandler } from './read/index.js';
 import { runtimeReadHandler } from './runtime-read.js';
+import { secretProvideHandler } from './secret-provide.js';
 import { screenshotCaptureHandler } from './screenshot-capture.js';
 import { sessionHandler } from './session.js';
 import { skillToolHandler } from './skill-tool/index.js';
@@ -46,6 +50,11 @@ const HANDLERS: Record<string, Handler> = {
   progress: progressHandler,
   plan: planHandler,
   artifact: artifactHandler,
+  operation_batch: operationBatchHandler,
+  operation_manage: operationManageHandler,
+  environment: environmentHandler,
+  environment_read: environmentReadHandler,
+  secret_provide: secretProvideHandler,
   desktop_list_devices: desktopListDevicesHandler,
   desktop_connect: desktopConnectHandler,
   desktop_open: desktopOpenHandler,
@@ -67,7 +76,8 @@ const HANDLERS: Record<string, Handler> = {
  * handler's progress updates to the caller when its context has a `progress_id`. The
  * work-tracking arguments every session tool takes (`activity`, `plan_id`, `plan_task_id`; issue
  * 11) are checked and taken off here, once, before the handler runs; the call's event (with its
- * activity snapshot, returned in `_meta`) is recorded after it.
+ * activity snapshot, returned in `_meta`) is recorded after it; `eventData` is added to that
+ * event (an operation step's ids, issue 12).
  */
 export async function callTool(
   name: string,
@@ -76,6 +86,7 @@ export async function callTool(
   services: ToolServices,
   signal: AbortSignal,
   progress?: (p: ProgressUpdate) => void,
+  eventData?: Record<string, unknown>,
 ): Promise<ToolCallResult> {
   const type = name;
   const def = findTool(name);
@@ -108,12 +119,12 @@ export async function callTool(
   if (used && !(name === 'session' && result.envelope.hints.created === true)) services.sessions.noteToolUse(used, call.principal);
   let meta: ReturnType<typeof recordCall>;
   try {
-    meta = recordCall(name, args, tracking, result, call, services, Date.now() - started);
+    meta = recordCall(name, args, tracking, result, call, services, Date.now() - started, eventData);
   } catch (err) {
     // The call happened: on a full disk its history row is lost, not its result (issue 18).
     if (!services.disk.noteError(err)) throw err;
   }
   const out = toCallResult(result, { envelopeInMeta });
-  if (meta) out._meta = { ...(out._meta ?? {}), ...meta };
+  if (meta || result.meta) out._meta = { ...(out._meta ?? {}), ...(result.meta ?? {}), ...(meta ?? {}) };
   return out;
 }

@@ -1,4 +1,5 @@
 import type { SessionView } from '@holdfast/shared/control';
+import type { GuardianStatus } from '@holdfast/shared/protocol';
 import { HoldfastError } from '@holdfast/shared/errors';
 import { describeRcSkipped } from '@holdfast/shared/protocol';
 import type { sessionTool } from '@holdfast/shared/tools';
@@ -25,7 +26,9 @@ const GUIDE =
  * The conversation id for `conversation` affinity is, in order: the transport session
  * (`Mcp-Session-Id`), the `X-Holdfast-Conversation-Id` header, the `conversation_id` argument.
  * Resuming a session that has ended is a `SESSION_EXITED` failure (type `session.exited`) whose
- * action opens a new session on the same workspace.
+ * action opens a new session on the same workspace. Open says where the shell is now (`cwd`,
+ * issue 8); reset_shell reports the shell that shows the first prompt (its pid after any `--norc`
+ * fallback).
  *
  * Roles (issue 14): resuming by id needs any role on the session; reset_shell needs editor;
  * close, grant, revoke and handoff are the owner's (sessions/roles.ts).
@@ -47,9 +50,15 @@ export async function sessionHandler(args: Args, ctx: ToolContext): Promise<Tool
     }
     const link = await sessions.ensureLink(row.id);
     await link.resetShell();
+    // Report the shell that is there to stay: the new one may be replaced by the --norc fallback
+    // until it shows its first prompt (issue 8). Guardians with `status.wait_ready` (issue 9) wait
+    // for it themselves; older ones are polled.
+    await link.statusWhenReady(RESET_PROMPT_WAIT_MS).catch(() => undefined);
+    const st = await waitForPrompt(() => sessions.status(row.id), ctx.signal);
     ctx.services.events.append({ session_id: row.id, workspace: row.workspace, kind: 'session.reset_shell' });
     const view = await sessions.view(row.id);
-    return outcome('session.reset_shell', 'succeeded', sessionData(view, ctx), `Shell of ${row.id} restarted (new shell pid ${view.shell_pid}); background tasks kept running.`, {
+    const note = st.shell.rcFallback ? ' Your rc files did not reach a prompt, so it runs without them (--norc).' : st.shell.ready ? '' : ' It has not shown a prompt yet.';
+    return outcome('session.reset_shell', 'succeeded', { ...sessionData(view, ctx), shell_pid: st.shell.pid, cwd: st.cwd, shell_ready: st.shell.ready }, `Shell of ${row.id} restarted (new shell pid ${st.shell.pid}); background tasks kept running.${note}`, {
       context: { remote_session_id: row.id },
     });
   }
@@ -76,14 +85,32 @@ export async function sessionHandler(args: Args, ctx: ToolContext): Promise<Tool
   }
   const verb = args.remote_session_id ? 'Resumed' : created ? 'Opened new' : 'Attached to live';
   const role = sessions.roleOf(sessions.requireExisting(session.remote_session_id), principal);
+  // Where the shell is now: another conversation may have moved it (`cd src`), issue 8.
+  const cwd = await sessions.status(session.remote_session_id).then((st) => st.cwd, () => null);
+  const moved = cwd !== null && cwd !== session.workspace_root ? ` The shell is in ${cwd}, not the workspace root.` : '';
   const inventory = await extensionInventory(session.remote_session_id, ctx);
   const extras = inventory ? inventoryText(inventory) : '';
-  const text = `${verb} session ${session.remote_session_id} on ${session.workspace} (${session.workspace_root}), shell pid ${session.shell_pid}${sandboxPhrase(session)}${role === 'owner' || role === null ? '' : `; your role: ${role}`}.${extras}${shellNote(session)}`;
-  return outcome(created ? 'session.created' : 'session.attached', 'succeeded', { ...sessionData(session, ctx), role, ...(inventory ? { extension_inventory: inventory } : {}) }, text, {
+  const text = `${verb} session ${session.remote_session_id} on ${session.workspace} (${session.workspace_root}), shell pid ${session.shell_pid}, cwd ${cwd ?? 'unknown'}${sandboxPhrase(session)}${role === 'owner' || role === null ? '' : `; your role: ${role}`}.${moved}${extras}${shellNote(session)}`;
+  return outcome(created ? 'session.created' : 'session.attached', 'succeeded', { ...sessionData(session, ctx), role, cwd, ...(inventory ? { extension_inventory: inventory } : {}) }, text, {
     context: { remote_session_id: session.remote_session_id },
     hints: { created, ...(session.rc_skipped ? { rc_skipped: true } : {}) },
     actions: [action('execute', { remote_session_id: session.remote_session_id, command: 'pwd' }, 'run a command in the session')],
   });
+}
+
+/** How long reset_shell waits for the new shell's first prompt (rc files, then the --norc fallback), ms. */
+const RESET_PROMPT_WAIT_MS = 15_000;
+const RESET_POLL_MS = 50;
+
+/** Polls the guardian's status until the shell shows a prompt (or the deadline passes); the last status. */
+async function waitForPrompt(status: () => Promise<GuardianStatus>, signal: AbortSignal): Promise<GuardianStatus> {
+  const deadline = Date.now() + RESET_PROMPT_WAIT_MS;
+  let st = await status();
+  while (!st.shell.ready && st.shell.alive && Date.now() < deadline && !signal.aborted) {
+    await new Promise((r) => setTimeout(r, RESET_POLL_MS));
+    st = await status();
+  }
+  return st;
 }
 
 /** What the agent must know about how the shell started (issue 9): rc files skipped, or still starting. */

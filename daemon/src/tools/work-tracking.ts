@@ -69,6 +69,7 @@ export function recordCall(
   call: CallContext,
   services: ToolServices,
   durationMs: number,
+  extra?: Record<string, unknown>,
 ): Record<string, unknown> | undefined {
   const ctx = outcome.envelope.context;
   if (tracking.plan) {
@@ -77,7 +78,7 @@ export function recordCall(
   }
   if (outcome.event?.skip && !tracking.activity) return undefined;
   const session = ctx.remote_session_id !== undefined ? trySession(services, call.principal, ctx.remote_session_id) : null;
-  const data = callEventData(tool, args, outcome, call, durationMs);
+  const data = { ...callEventData(tool, args, outcome, call, durationMs), ...(extra ?? {}) };
   const event: NewEvent = { session_id: session?.id ?? null, workspace: session?.workspace ?? null, kind: 'tool.call', tool, status: outcome.envelope.status, data };
   const { events, work } = services;
   if (tracking.activity && session) {

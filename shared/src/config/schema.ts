@@ -252,8 +252,10 @@ export type McpServerEntry = z.infer<typeof McpServerEntry>;
  * of record ages out on its own clock, in days (fractions allowed; 0 keeps that kind forever):
  * finished tasks and their logs (`task_days`), events of ended sessions and daemon-wide events
  * (`event_days`), artifacts of ended sessions (`artifact_days`), plans of ended sessions and
- * delivered plans (`plan_days`). Running tasks, whatever an undelivered plan cites as evidence and
- * the artifacts of live sessions are always kept. `sweep_interval_s` is how often a sweep runs.
+ * delivered plans (`plan_days`), the step results of finished operations (`operation_days`, issue
+ * 12: the id then answers `OPERATION_RESULT_EXPIRED`). Running tasks, whatever an undelivered plan
+ * cites as evidence and the artifacts of live sessions are always kept. `sweep_interval_s` is how
+ * often a sweep runs.
  */
 /**
  * `desktop` (issue 15; docs/desktop.md): the private display of a session (`virtual`), which X
@@ -281,6 +283,7 @@ export const RetentionConfig = z.object({
   event_days: z.number().min(0).default(30),
   artifact_days: z.number().min(0).default(30),
   plan_days: z.number().min(0).default(90),
+  operation_days: z.number().min(0).default(7),
   sweep_interval_s: z.number().int().min(1).default(6 * 60 * 60),
 });
 

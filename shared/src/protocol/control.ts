@@ -1,5 +1,7 @@
 import * as z from 'zod';
 import { SandboxSettings } from '../config/schema.js';
+import { SecretLimits } from '../constants.js';
+import { SECRET_NAME_RE } from './guardian.js';
 
 /**
  * The control protocol (adapter/CLI ↔ daemon, DESIGN §3): one zod schema per method for params
@@ -94,6 +96,19 @@ export const CallContext = z.object({
   mcp_session_id: z.string().optional(),
   /** `X-Holdfast-Conversation-Id` header, if sent. */
   conversation_header: z.string().optional(),
+  /**
+   * The conversation this call belongs to, for per-conversation state such as what was read
+   * (issue 8): the `X-Holdfast-Conversation-Id` header, else the transport session
+   * (`Mcp-Session-Id`), else one id per stdio connection; absent when the client names none
+   * (a 2026-07-28 request without the header). Affinity keys its own way (session tool).
+   */
+  conversation_id: z.string().max(200).optional(),
+  /**
+   * The longest one wait inside this call may last, ms (issue 8): set by the adapter when the
+   * request carries no progress token, because such clients give up after 60 s (SDK v1 default);
+   * `execute` then answers `accepted` with its task id instead of waiting longer.
+   */
+  wait_cap_ms: z.number().int().min(0).optional(),
   /** Default affinity configured on the adapter. */
   affinity: Affinity.optional(),
   /** JSON-RPC request id, for the usage log and audit. */
@@ -111,6 +126,13 @@ export const CallContext = z.object({
    * the adapter forwards them as `notifications/progress` (issue 13).
    */
   progress_id: z.string().min(1).max(100).optional(),
+  /**
+   * URL-mode elicitation (MCP 2025-11-25, issue 12): `url` is true when the client declared the
+   * capability (`secret_provide` may then open a loopback page and return its URL in
+   * `_meta["holdfast/elicitation"]`, which the adapter turns into an elicitation and never shows
+   * the model); `response` is the user's answer when the adapter re-runs the call after it.
+   */
+  elicitation: z.object({ url: z.boolean(), response: z.enum(['accept', 'decline', 'cancel']).optional() }).optional(),
 });
 export type CallContext = z.infer<typeof CallContext>;
 
@@ -282,6 +304,12 @@ export const ControlMethods = {
       remote_session_id: Id.optional(),
       affinity: Affinity.default('workspace'),
       conversation_id: z.string().max(200).optional(),
+  /**
+   * The longest one wait inside this call may last, ms (issue 8): set by the adapter when the
+   * request carries no progress token, because such clients give up after 60 s (SDK v1 default);
+   * `execute` then answers `accepted` with its task id instead of waiting longer.
+   */
+  wait_cap_ms: z.number().int().min(0).optional(),
     }),
     result: z.object({ session: SessionView, created: z.boolean() }),
   },
@@ -453,6 +481,23 @@ export const ControlMethods = {
   'desktop.pair': {
     params: z.object({ view_id: z.string().min(1).max(200), device: z.string().min(1).max(64).optional(), close: z.boolean().default(false) }),
     result: z.object({ view_id: z.string(), state: z.string(), desktop_session_id: z.string().nullable(), remote_session_id: z.string(), device: z.string().nullable() }),
+  },
+
+  /**
+   * `holdfast secret provide` (issue 12, docs/secrets.md): what the session's agent asked for
+   * (names and purposes, never values) …
+   */
+  'secret.pending': {
+    params: z.object({ id: Id }),
+    result: z.object({
+      requests: z.array(z.object({ name: z.string(), purpose: z.string(), requested_at: z.number() })),
+      secrets: z.array(z.object({ name: z.string(), purpose: z.string(), provided_at: z.number(), via: z.string() })),
+    }),
+  },
+  /** … and the value the user typed, handed to the session's guardian (memory only; never logged, stored or returned). */
+  'secret.provide': {
+    params: z.object({ id: Id, name: z.string().regex(SECRET_NAME_RE, 'a variable name'), value: z.string().min(1).max(SecretLimits.VALUE_MAX_BYTES) }),
+    result: z.object({ replaced: z.boolean() }),
   },
 
   'tool.call': {

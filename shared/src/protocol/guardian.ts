@@ -25,6 +25,13 @@ export const G = {
   mcpStatus: 'g.mcp.status',
   mcpListTools: 'g.mcp.list_tools',
   mcpCallTool: 'g.mcp.call_tool',
+  /** Secrets held in the guardian's memory (issue 12, feature `secrets`). */
+  secretPut: 'g.secret.put',
+  secretForget: 'g.secret.forget',
+  secretList: 'g.secret.list',
+  secretRequest: 'g.secret.request',
+  secretWait: 'g.secret.wait',
+  secretCancel: 'g.secret.cancel',
   /**
    * Relay to the session's desktop driver (issue 15, DESIGN §5.1): {@link DesktopRelayParams} →
    * the driver's answer (shared/protocol/desktop.ts). The guardian starts the driver on first use;
@@ -45,12 +52,20 @@ export const GEvents = {
 
 /**
  * Feature strings a guardian announces in its `welcome`. Issue 9: `status.wait_ready` (g.status
- * takes `waitReadyMs`), `stop.if_queued` (g.stop takes `ifQueued`).
+ * takes `waitReadyMs`), `stop.if_queued` (g.stop takes `ifQueued`). Issue 8: `snapshot.region`
+ * (g.snapshot takes `from`).
  */
-export const GUARDIAN_FEATURES = ['read.wait', 'exec.awaiting_input', 'spawn.argv', 'snapshot.text', 'sandbox', 'upstream.mcp', 'desktop', 'status.wait_ready', 'stop.if_queued'] as const;
+export const GUARDIAN_FEATURES = ['read.wait', 'exec.awaiting_input', 'spawn.argv', 'snapshot.text', 'sandbox', 'upstream.mcp', 'desktop', 'status.wait_ready', 'stop.if_queued', 'snapshot.region', 'secrets'] as const;
 
 /** Feature of guardians that host upstream MCP servers (`g.mcp.*`, issue 13). */
 export const UPSTREAM_MCP_FEATURE = 'upstream.mcp';
+
+/**
+ * Feature of guardians that hold secrets (issue 12, docs/secrets.md): `g.secret.*`, `secrets` on
+ * `g.exec`/`g.spawn`, and `[secret:NAME]` redaction of every output they log. A daemon never sends
+ * these to a guardian without it (an older session answers "open a new session").
+ */
+export const SECRETS_FEATURE = 'secrets';
 
 /** Output sources: the PTY, or one stream of a task (`task:<task_id>:stdout|stderr`). */
 export type OutputSource = 'pty' | `task:${string}:stdout` | `task:${string}:stderr`;
@@ -263,6 +278,12 @@ export interface ExecParams {
   waitMs: number;
   /** Quiet time after which a prompt-like screen counts as awaiting input, ms (default 1500). */
   quietMs?: number;
+  /**
+   * Names of held secrets to set in this command's environment (feature `secrets`, issue 12): the
+   * command runs in a subshell that reads each value from a one-shot pipe, so no value is typed
+   * into the terminal or written to disk.
+   */
+  secrets?: string[];
 }
 
 /** `g.exec` result: the command record, or a refusal as a value. */
@@ -347,6 +368,23 @@ export interface ReadResult {
   exit_code: number | null;
 }
 
+/**
+ * `g.snapshot` params. `from` (feature `snapshot.region`, issue 8): show only what the output from
+ * this PTY offset on draws — a command's own region of the screen (a full-screen program's whole
+ * alternate screen), not earlier commands' output or the line that started it.
+ */
+export interface SnapshotParams {
+  from?: number;
+}
+
+/** True when `p` is valid `g.snapshot` params. */
+export function isSnapshotParams(p: unknown): p is SnapshotParams {
+  if (p === undefined || p === null) return true;
+  if (typeof p !== 'object') return false;
+  const from = (p as { from?: unknown }).from;
+  return from === undefined || (typeof from === 'number' && Number.isInteger(from) && from >= 0);
+}
+
 /** `g.snapshot`: the current screen from the headless terminal model. */
 export interface SnapshotResult {
   cols: number;
@@ -358,6 +396,8 @@ export interface SnapshotResult {
   cursor: { x: number; y: number };
   /** PTY offset the screen reflects. */
   offset: number;
+  /** `lines` are the region drawn from this offset on (`SnapshotParams.from`); absent: the whole screen. */
+  region?: { from: number };
 }
 
 /** `g.spawn`: start a background task in its own process group. */
@@ -369,6 +409,8 @@ export interface SpawnParams {
   command?: string;
   cwd?: string;
   env?: Record<string, string>;
+  /** Names of held secrets added to the task's environment (feature `secrets`, issue 12). */
+  secrets?: string[];
 }
 
 /** `g.stop`: signal escalation of a task's process group or the foreground command. */
@@ -486,6 +528,64 @@ export interface McpProgressEvent {
   message?: string;
 }
 
+// ---- secrets (issue 12, feature `secrets`) -------------------------------------------------------
+
+/** A secret's name: the environment variable it is given as. */
+export const SECRET_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+
+/** A held secret as the guardian describes it: never its value. Times are epoch ms. */
+export interface SecretInfo {
+  name: string;
+  purpose: string;
+  providedAt: number;
+  /** How the value arrived: `cli` (`holdfast secret provide`) or `page` (the loopback page). */
+  via: 'cli' | 'page';
+}
+
+/** A secret the model asked for that the user has not given yet. */
+export interface SecretRequestInfo {
+  name: string;
+  purpose: string;
+  requestedAt: number;
+  /** The loopback page of this request, while it can still be used. */
+  page?: { expiresAt: number; state: 'open' | 'paired' | 'declined' };
+}
+
+/** `g.secret.put`: the value (UTF-8, no NUL) from the user. Answers `{replaced}`. */
+export interface SecretPutParams {
+  name: string;
+  value: string;
+  purpose?: string;
+  via: SecretInfo['via'];
+}
+
+/** `g.secret.request`: records that the model asks for `name`; with `page`, opens a loopback page (one-time URL). */
+export interface SecretRequestParams {
+  name: string;
+  purpose: string;
+  page: boolean;
+  /** Page lifetime, ms. */
+  ttlMs: number;
+}
+
+/** `g.secret.request` answer: the request, and the page URL (token in the fragment) when one was opened. */
+export interface SecretRequestResult {
+  request: SecretRequestInfo;
+  url?: string;
+}
+
+/** `g.secret.wait`: wait up to `waitMs` for `name` to be held (or its page to be declined). */
+export interface SecretWaitParams {
+  name: string;
+  waitMs: number;
+}
+
+/** `g.secret.list` answer (and `g.secret.wait`'s, with `held` for the name waited on). */
+export interface SecretListResult {
+  secrets: SecretInfo[];
+  requests: SecretRequestInfo[];
+}
+
 // ---- guards (the guardian validates every inbound request with these) --------------------------
 
 const isStr = (v: unknown): v is string => typeof v === 'string';
@@ -493,6 +593,9 @@ const isNonNegInt = (v: unknown): v is number => typeof v === 'number' && Number
 const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 const isStrArray = (v: unknown): v is string[] => Array.isArray(v) && v.every(isStr);
 const isStrRecord = (v: unknown): v is Record<string, string> => isObj(v) && Object.values(v).every(isStr);
+
+const isSecretNames = (v: unknown): boolean => v === undefined || (isStrArray(v) && v.every((n) => SECRET_NAME_RE.test(n)));
+const isSecretName = (v: unknown): v is string => isStr(v) && SECRET_NAME_RE.test(v);
 
 export function isExecParams(v: unknown): v is ExecParams {
   return (
@@ -502,7 +605,8 @@ export function isExecParams(v: unknown): v is ExecParams {
     v.command.length > 0 &&
     (v.display === undefined || isStr(v.display)) &&
     isNonNegInt(v.waitMs) &&
-    (v.quietMs === undefined || isNonNegInt(v.quietMs))
+    (v.quietMs === undefined || isNonNegInt(v.quietMs)) &&
+    isSecretNames(v.secrets)
   );
 }
 
@@ -535,7 +639,24 @@ export function isSpawnParams(v: unknown): v is SpawnParams {
   if (hasCmd && !(isStr(v.command) && v.command.length > 0)) return false;
   if (v.cwd !== undefined && !isStr(v.cwd)) return false;
   if (v.env !== undefined && !isStrRecord(v.env)) return false;
-  return true;
+  return isSecretNames(v.secrets);
+}
+
+export function isSecretPutParams(v: unknown): v is SecretPutParams {
+  return isObj(v) && isSecretName(v.name) && isStr(v.value) && (v.purpose === undefined || isStr(v.purpose)) && (v.via === 'cli' || v.via === 'page');
+}
+
+export function isSecretRequestParams(v: unknown): v is SecretRequestParams {
+  return isObj(v) && isSecretName(v.name) && isStr(v.purpose) && typeof v.page === 'boolean' && isNonNegInt(v.ttlMs);
+}
+
+export function isSecretWaitParams(v: unknown): v is SecretWaitParams {
+  return isObj(v) && isSecretName(v.name) && isNonNegInt(v.waitMs);
+}
+
+/** `g.secret.forget` and `g.secret.cancel`: `{name}`. */
+export function isSecretNameParams(v: unknown): v is { name: string } {
+  return isObj(v) && isSecretName(v.name);
 }
 
 export function isStopParams(v: unknown): v is StopParams {

@@ -81,6 +81,29 @@ export interface CliResult {
 }
 
 /**
+ * Runs a command to its end and collects its output (stdin gets `input`, then end-of-file).
+ * @throws when it runs longer than `timeoutMs` (default 60 s; it is killed).
+ */
+export function runCommand(cmd: string, args: string[], opts: { env: Record<string, string>; cwd?: string; timeoutMs?: number; input?: string }): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { env: opts.env, cwd: opts.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${cmd} ${args.join(' ')} timed out; stdout=${stdout} stderr=${stderr}`));
+    }, opts.timeoutMs ?? 60_000);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? 1, stdout, stderr });
+    });
+    child.stdin.end(opts.input ?? '');
+  });
+}
+
+/**
  * A temporary HOLDFAST_HOME with one workspace folder, a config, and helpers to start/kill the
  * daemon, talk to it and run the CLI. `cleanup()` stops everything the home started and fails if
  * any process of it survives.
@@ -180,22 +203,7 @@ export class TestHome {
 
   /** Runs the `holdfast` CLI with this home. */
   cli(args: string[], opts: { timeoutMs?: number; input?: string } = {}): Promise<CliResult> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [CLI_MAIN, ...args], { env: this.env(), stdio: ['pipe', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      const timer = setTimeout(() => {
-        child.kill('SIGKILL');
-        reject(new Error(`holdfast ${args.join(' ')} timed out; stdout=${stdout} stderr=${stderr}`));
-      }, opts.timeoutMs ?? 60_000);
-      child.on('exit', (code) => {
-        clearTimeout(timer);
-        resolve({ code: code ?? 1, stdout, stderr });
-      });
-      child.stdin.end(opts.input ?? '');
-    });
+    return runCommand(process.execPath, [CLI_MAIN, ...args], { env: this.env(), ...opts });
   }
 
   /**

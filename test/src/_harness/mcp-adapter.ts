@@ -52,12 +52,18 @@ export function homeEnv(home: TestHome, extra: Record<string, string> = {}): Rec
   return home.env(extra);
 }
 
+/** `serve` registers the folder it starts in by default (issue 8): tests register their own workspaces. */
+function noCwdRegistration(args: string[]): string[] {
+  return args.includes('--register-cwd') || args.includes('--no-register-cwd') ? args : [...args, '--no-register-cwd'];
+}
+
 /**
- * Starts `holdfast serve --http --bind 127.0.0.1:0 …args` and waits for its endpoint line.
+ * Starts `holdfast serve --http --bind 127.0.0.1:0 …args` and waits for its endpoint line. The
+ * current folder is not registered unless `args` asks for it (`--register-cwd`).
  * @throws when it exits first (with its stderr) or prints nothing within 20 s.
  */
 export function startAdapter(home: TestHome, args: string[] = [], extraEnv: Record<string, string> = {}): Promise<AdapterProcess> {
-  const child = spawn(process.execPath, [CLI_MAIN, 'serve', '--http', '--bind', '127.0.0.1:0', ...args], {
+  const child = spawn(process.execPath, [CLI_MAIN, 'serve', '--http', '--bind', '127.0.0.1:0', ...noCwdRegistration(args)], {
     env: homeEnv(home, extraEnv),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -92,7 +98,7 @@ export function startAdapter(home: TestHome, args: string[] = [], extraEnv: Reco
 
 /** Runs `holdfast serve …args` expecting it to refuse to start: resolves with its exit code and stderr. */
 export function serveRefusal(home: TestHome, args: string[], extraEnv: Record<string, string> = {}): Promise<{ code: number; stderr: string; stdout: string }> {
-  const child = spawn(process.execPath, [CLI_MAIN, 'serve', ...args], { env: homeEnv(home, extraEnv), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI_MAIN, 'serve', ...noCwdRegistration(args)], { env: homeEnv(home, extraEnv), stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -4,7 +4,7 @@ import { ENVELOPE_META_KEY } from '@holdfast/shared/tools';
 
 /** The DESIGN §6.3 envelope as tests read it. */
 export interface Envelope {
-  status: 'succeeded' | 'accepted' | 'waiting_confirmation' | 'interrupted' | 'failed' | 'completed_with_issues';
+  status: 'succeeded' | 'accepted' | 'waiting_confirmation' | 'waiting_user' | 'interrupted' | 'failed' | 'completed_with_issues';
   type: string;
   context: Record<string, string>;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -31,12 +31,13 @@ export function envelopeOf(r: { structuredContent?: unknown; _meta?: Record<stri
 export const EXEC_TOOLS = ['workspace', 'session', 'execute', 'observe', 'runtime_read'];
 
 /**
- * Calls tools through the daemon's `tool.call` (what the adapter forwards) as `principal`.
+ * Calls tools through the daemon's `tool.call` (what the adapter forwards) as `principal`, in
+ * conversation `context.conversation_id` when given (what the adapter derives, issue 8).
  * Waits as long as the longest yield plus slack; a call is never silently re-sent.
  */
-export function toolCaller(c: DaemonClient, principal = 'p', tools: string[] = EXEC_TOOLS) {
+export function toolCaller(c: DaemonClient, principal = 'p', tools: string[] = EXEC_TOOLS, context: { conversation_id?: string } = {}) {
   return async (tool: string, args: Record<string, unknown>): Promise<ToolReply> => {
-    const r = await c.call('tool.call', { tool, arguments: args, context: { principal, allowed_tools: tools } }, { deadlineMs: 150_000, retry: 'never' });
+    const r = await c.call('tool.call', { tool, arguments: args, context: { principal, allowed_tools: tools, ...context } }, { deadlineMs: 150_000, retry: 'never' });
     const text = r.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
     return { env: envelopeOf(r), text, isError: r.isError, raw: r };
   };

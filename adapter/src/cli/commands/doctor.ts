@@ -21,7 +21,8 @@ export function registerDoctor(program: Command): void {
       } catch (err) {
         const len = longestSocketPathBytes(c.layout.runDir);
         checks = [
-          { name: 'daemon', ok: false, detail: `holdfastd is not reachable at ${c.layout.daemonSocket}: ${(err as Error).message}` },
+          // The client's message already says where it looked and what to do (issue 8: said once).
+          { name: 'daemon', ok: false, detail: (err as Error).message },
           { name: 'socket path', ok: len <= SUN_PATH_MAX_BYTES, detail: `run dir ${c.layout.runDir}; longest socket path ${len} of ${SUN_PATH_MAX_BYTES} bytes` },
         ];
       } finally {

@@ -8,6 +8,7 @@ import { registerOAuth } from './oauth.js';
 import { registerMcp } from './mcp.js';
 import { registerObserve } from './observe.js';
 import { registerRestartDaemon } from './restart-daemon.js';
+import { registerSecret } from './secret.js';
 import { registerServe } from './serve.js';
 import { registerSessionsAdmin } from './sessions-admin.js';
 import { registerWorkspace } from './workspace.js';
@@ -16,4 +17,4 @@ import { registerWorkspace } from './workspace.js';
 export type RegisterCommand = (program: Command) => void;
 
 /** Every subcommand, in the order `--help` lists them. */
-export const COMMANDS: RegisterCommand[] = [registerServe, registerList, registerAttach, registerObserve, registerSessionsAdmin, registerRestartDaemon, registerDoctor, registerWorkspace, registerOAuth, registerMcp, registerDesktop, registerDaemon];
+export const COMMANDS: RegisterCommand[] = [registerServe, registerList, registerAttach, registerObserve, registerSessionsAdmin, registerRestartDaemon, registerDoctor, registerWorkspace, registerOAuth, registerMcp, registerSecret, registerDesktop, registerDaemon];

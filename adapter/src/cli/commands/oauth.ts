@@ -1,9 +1,8 @@
-import { createInterface } from 'node:readline';
-import { Writable } from 'node:stream';
 import type { Command } from 'commander';
 import { HoldfastError } from '@holdfast/shared/errors';
 import type { DaemonClient } from '../../daemon-client.js';
 import { printJson, table, withClient } from '../client.js';
+import { promptHidden } from '../hidden-input.js';
 
 const DAEMON = { autoStart: true, giveUpMs: 15_000 } as const;
 
@@ -26,26 +25,6 @@ function listing<R>(parent: Command, spec: string, description: string, ask: (c:
 
 function when(ms: number | null): string {
   return ms === null ? '-' : new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
-}
-
-/** Reads one line from a terminal without echoing it. */
-function promptHidden(question: string): Promise<string> {
-  let muted = false;
-  const out = new Writable({
-    write(chunk: Buffer, _enc, cb) {
-      if (!muted) process.stderr.write(chunk);
-      cb();
-    },
-  });
-  const rl = createInterface({ input: process.stdin, output: out, terminal: true });
-  return new Promise((resolve) => {
-    rl.question(question, (answer) => {
-      rl.close();
-      process.stderr.write('\n');
-      resolve(answer);
-    });
-    muted = true;
-  });
 }
 
 /** The new password: asked twice on a terminal, else the first line of stdin. */

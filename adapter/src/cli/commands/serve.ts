@@ -1,9 +1,9 @@
-import { mkdirSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { basename, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { loadConfig } from '@holdfast/shared/config';
 import { HoldfastError } from '@holdfast/shared/errors';
-import { homeLayout, resolveHome, type HomeLayout } from '@holdfast/shared/paths';
+import { ensurePrivateHome, homeLayout, resolveHome, type HomeLayout } from '@holdfast/shared/paths';
 import { DaemonClient } from '../../daemon-client.js';
 import { startServe } from '../../mcp/runner.js';
 import { resolveServe, type ServeFlags } from '../../mcp/serve-options.js';
@@ -29,13 +29,42 @@ export function workspaceNameFor(dir: string): string {
   return name.length > 0 ? name : 'workspace';
 }
 
-async function registerCwd(layout: HomeLayout, log: (line: string) => void): Promise<void> {
-  // `npm start` runs in the package root; INIT_CWD is where the user typed it.
-  const dir = resolve(process.env.INIT_CWD ?? process.cwd());
+/** The folder `holdfast serve` was started in: `npm start` runs in the package root, and INIT_CWD is where the user typed it. */
+function startFolder(): string {
+  return resolve(process.env.INIT_CWD ?? process.cwd());
+}
+
+/**
+ * Whether `serve` registers the folder it was started in (issue 8: `holdfast serve` in a project
+ * serves that project): `--register-cwd` / `--no-register-cwd` decide; by default HTTP serving
+ * does, stdio does not (a client launches it from anywhere), and never `/`, the home folder or
+ * the runtime home (too wide to be a workspace by accident).
+ */
+export function shouldRegisterCwd(flag: boolean | undefined, mode: 'http' | 'stdio', dir: string, runtimeHome: string): { register: boolean; why?: string } {
+  if (flag === false) return { register: false };
+  if (flag === undefined && mode !== 'http') return { register: false };
+  if (dir === '/' || dir === resolve(homedir()) || dir === resolve(runtimeHome)) {
+    return { register: false, why: `not registering ${dir} as a workspace (too wide); run holdfast serve in a project folder or use holdfast workspace register <path>` };
+  }
+  return { register: true };
+}
+
+/**
+ * Registers `dir` as a workspace (starting the daemon if needed). When this call started the
+ * daemon and the registration fails, the daemon is stopped again (issue 8: a failed start leaves
+ * no newly started daemon).
+ */
+async function registerFolder(layout: HomeLayout, dir: string, log: (line: string) => void): Promise<void> {
+  const probe = new DaemonClient({ role: 'adapter', home: layout.home, autoStart: false, giveUpMs: 0 });
+  const wasRunning = await probe.call('daemon.status', {}).then(() => true, () => false);
+  probe.close();
   const client = new DaemonClient({ role: 'adapter', home: layout.home, autoStart: true });
   try {
     const r = await client.call('workspace.register', { path: dir, name: workspaceNameFor(dir) });
     log(`holdfast: workspace "${r.workspace.name}" → ${r.workspace.path}${r.created ? ' (registered)' : ''}`);
+  } catch (err) {
+    if (!wasRunning) await client.call('daemon.stop', { kill_sessions: false }, { retry: 'never' }).catch(() => undefined);
+    throw err;
   } finally {
     client.close();
   }
@@ -43,20 +72,33 @@ async function registerCwd(layout: HomeLayout, log: (line: string) => void): Pro
 
 /**
  * `holdfast serve --http|--stdio` (DESIGN §6, issue 3): resolves flags over `config.yaml`, refuses
- * unsafe set-ups, optionally registers the current directory as a workspace, and serves until
- * SIGINT/SIGTERM (HTTP) or until stdin closes (stdio). In HTTP mode it prints the endpoint and the
- * token file's path on stdout — never the token.
+ * unsafe set-ups, starts serving, then (HTTP, by default) registers the folder it was started in
+ * as a workspace (issue 8), and serves until SIGINT/SIGTERM (HTTP) or until stdin closes (stdio).
+ * The endpoint is bound before the daemon is asked for anything, so a refused start (port in use)
+ * starts no daemon. In HTTP mode it prints the endpoint and the token file's path on stdout —
+ * never the token.
  */
 export async function runServe(flags: ServeFlags): Promise<void> {
   const layout = homeLayout(resolveHome());
-  mkdirSync(layout.home, { recursive: true, mode: 0o700 });
   const log = (line: string): void => {
     process.stderr.write(line + '\n');
   };
+  const homeWarning = ensurePrivateHome(layout.home);
+  if (homeWarning) log(`holdfast: ${homeWarning}`);
   const resolved = resolveServe(flags, loadConfig(layout.config), layout);
   for (const w of resolved.warnings) log(`holdfast: ${w}`);
-  if (flags.registerCwd) await registerCwd(layout, log);
   const running = await startServe(resolved, layout, log);
+  const dir = startFolder();
+  const reg = shouldRegisterCwd(flags.registerCwd, resolved.mode, dir, layout.home);
+  if (reg.why) log(`holdfast: ${reg.why}`);
+  if (reg.register) {
+    try {
+      await registerFolder(layout, dir, log);
+    } catch (err) {
+      await running.close();
+      throw err;
+    }
+  }
 
   let stopping = false;
   const stop = (code: number): void => {
@@ -111,7 +153,8 @@ export const registerServe: RegisterCommand = (program: Command) => {
     .option('--oauth-server-url <url>', 'public https origin OAuth clients are given (auth.oauth.server_url)')
     .option('--trust-proxy-headers', 'behind a reverse proxy: take the client address (and, without a server URL, scheme and host) from X-Forwarded-*')
     .addOption(new Option('--test-oauth-allow-private-cimd', 'tests only: fetch client metadata documents from private/loopback addresses').hideHelp())
-    .option('--register-cwd', 'register the current directory as a workspace (its folder name) first')
+    .option('--register-cwd', 'register the current folder as a workspace, named after it (the default with --http)')
+    .option('--no-register-cwd', 'do not register the current folder')
     .action(async (flags: ServeFlags) => {
       await runServe(flags);
     });

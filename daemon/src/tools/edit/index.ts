@@ -67,13 +67,13 @@ function guardFor(ws: FileWorkspace): ReadGuard {
   const max = FileLimits.RECOVERY_MAX_FAILED_MATCHES;
   return {
     requireRead(p, sha) {
-      if (reads.hasRead(rs, p.realRel, sha)) return;
-      throw new HoldfastError('READ_REQUIRED', `read ${p.rel} in this session before updating it (edits apply to text you have seen at its current sha256 ${sha.slice(0, 12)}…)`, {
+      if (reads.hasRead(ws.reader, p.realRel, sha)) return;
+      throw new HoldfastError('READ_REQUIRED', `read ${p.rel} in this conversation before updating it (edits apply to text you have seen at its current sha256 ${sha})`, {
         details: { path: p.rel, current_sha256: sha },
       });
     },
     beforeMatch(p) {
-      const row = reads.get(rs, p.realRel);
+      const row = reads.get(ws.reader, p.realRel);
       if (row && row.failed_matches >= max) {
         throw new HoldfastError('RECOVERY_EXHAUSTED', `${row.failed_matches} replacements in a row did not match in ${p.rel}: stop retrying; read the file again (force=true), then use line_patch or content`, {
           details: { path: p.rel, failed_matches: row.failed_matches },
@@ -81,7 +81,7 @@ function guardFor(ws: FileWorkspace): ReadGuard {
       }
     },
     matchFailed(p, err) {
-      const n = reads.recordMatchFailure(rs, p.realRel);
+      const n = reads.recordMatchFailure(ws.reader, p.realRel);
       const details = { ...(err.details ?? {}), failed_matches: n };
       if (n < max) return new HoldfastError(err.code, err.message, { details });
       return new HoldfastError('RECOVERY_EXHAUSTED', `${err.message} — that is ${n} failed matches in a row on ${p.rel}: stop retrying; read the file again (force=true), then use line_patch or content`, { details });
@@ -119,10 +119,10 @@ function record(ctx: ToolContext, ws: FileWorkspace, editId: string, plans: read
       if (p.undoOf) ws.files.editFiles.markUndone(p.undoOf, editId);
       if (p.dest) {
         ws.files.reads.forget(rs, p.realRel);
-        if (p.afterSha) ws.files.reads.recordRead(rs, p.dest.realRel, p.afterSha, null);
+        if (p.afterSha) ws.files.reads.recordRead(ws.reader, p.dest.realRel, p.afterSha, null);
       } else if (p.afterSha) {
-        ws.files.reads.recordRead(rs, p.realRel, p.afterSha, null);
-        ws.files.reads.resetMatchFailures(rs, p.realRel);
+        ws.files.reads.recordRead(ws.reader, p.realRel, p.afterSha, null);
+        ws.files.reads.resetMatchFailures(ws.reader, p.realRel);
       }
     });
   });
@@ -250,7 +250,7 @@ export async function editHandler(args: Args, ctx: ToolContext): Promise<ToolOut
         diff_preview: prev.text, diff_truncated: prev.truncated, diff_lines: diffLines,
       };
       const actions: ResultAction[] = prev.truncated ? [action('observe', { view: 'diff', remote_session_id: rs, edit_id: editId, offset: 0, limit: 400 }, 'read the whole diff')] : [];
-      const summary = files.map((f) => `  ${f.path}${'new_path' in f ? ` → ${f.new_path}` : ''}: ${f.operation}${f.changed ? `, ${f.changed_lines} line${f.changed_lines === 1 ? '' : 's'} changed` : ', no change'}${'hard_links' in f ? `, written in place (${f.hard_links} hard links: every name sees the change)` : ''}${typeof f.readback?.sha256 === 'string' ? `, sha256 ${f.readback.sha256.slice(0, 12)}…` : ''}`);
+      const summary = files.map((f) => `  ${f.path}${'new_path' in f ? ` → ${f.new_path}` : ''}: ${f.operation}${f.changed ? `, ${f.changed_lines} line${f.changed_lines === 1 ? '' : 's'} changed` : ', no change'}${'hard_links' in f ? `, written in place (${f.hard_links} hard links: every name sees the change)` : ''}${typeof f.readback?.sha256 === 'string' ? `, sha256 ${f.readback.sha256}` : ''}`);
       const head = changed.length > 0 ? `Edited ${changed.length} file${changed.length === 1 ? '' : 's'} (${editId}):` : 'Nothing to change: the files already have this content.';
       const text = `${head}\n${summary.join('\n')}${prev.text ? `\n${prev.text}` : ''}${prev.truncated ? `[diff continues: observe(view="diff", edit_id="${editId}")]` : ''}`;
       return outcome('edit.applied', 'succeeded', data, text, { context, actions });

@@ -190,7 +190,7 @@ function planUpdate(ws: FileWorkspace, op: EditOperation, index: number, guard: 
   if (ways !== 1) throw new HoldfastError('BAD_REQUEST', `edits[${index}]: update takes exactly one of replacements, line_patch, content, content_base64`);
   const before = readBefore(target);
   if (before.sha !== op.base_sha256) {
-    throw new HoldfastError('SHA_MISMATCH', `${target.rel} changed since you read it (base_sha256 ${op.base_sha256.slice(0, 12)}…, now ${before.sha.slice(0, 12)}…); read it again and redo the edit on the current text`, {
+    throw new HoldfastError('SHA_MISMATCH', `${target.rel} changed since you read it (base_sha256 ${op.base_sha256}, now ${before.sha}); read it again and redo the edit on the current text`, {
       details: { path: target.rel, base_sha256: op.base_sha256, current_sha256: before.sha },
     });
   }

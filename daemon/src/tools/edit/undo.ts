@@ -34,7 +34,7 @@ export function planUndo(ws: FileWorkspace, op: EditOperation, index: number): E
   const target = resolveForWrite(ws, op.path);
   const current = readBefore(target);
   if (current.sha !== row.after_sha) {
-    throw new HoldfastError('UNDO_UNAVAILABLE', `${target.rel} changed after ${row.edit_id} (now sha256 ${current.sha.slice(0, 12)}…); undo only restores a file nobody changed since`, {
+    throw new HoldfastError('UNDO_UNAVAILABLE', `${target.rel} changed after ${row.edit_id} (now sha256 ${current.sha}); undo only restores a file nobody changed since`, {
       details: { path: target.rel, edit_id: row.edit_id, current_sha256: current.sha },
     });
   }

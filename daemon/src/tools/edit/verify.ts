@@ -86,7 +86,7 @@ export async function runVerify(ctx: ToolContext, ws: FileWorkspace, command: st
     tasks.update(id, { state: 'failed', ended_at: Date.now(), error: (err as Error).message });
     throw err;
   }
-  const rec = await link.wait({ id, waitMs: verifyWaitMs(ctx.services.config.config.limits) });
+  const rec = await link.wait({ id, waitMs: Math.min(verifyWaitMs(ctx.services.config.config.limits), ctx.call.wait_cap_ms ?? Number.POSITIVE_INFINITY) });
   ctx.services.execution.sync.apply(rec);
   const source = guardianSource(link);
   const base: VerifyResult = { command, ran: true, passed: false, decision: 'allow', reason: verdict.reason, execution_task_id: id };

@@ -75,7 +75,7 @@ export async function recheck(ws: FileWorkspace, e: ManifestEntry): Promise<stri
   }
   if (fresh.realRel !== e.realRel) return `${e.path} now resolves to another place`;
   if (fresh.dev !== e.dev || fresh.ino !== e.ino) return `${e.path} was replaced by another ${e.kind}`;
-  if (fresh.sha256 !== e.sha256) return `${e.path} changed (sha256 ${fresh.sha256?.slice(0, 12)}… instead of ${e.sha256?.slice(0, 12)}…)`;
+  if (fresh.sha256 !== e.sha256) return `${e.path} changed (sha256 ${fresh.sha256} instead of ${e.sha256})`;
   if (fresh.link_target !== e.link_target) return `${e.path} now points to ${fresh.link_target}`;
   return null;
 }

@@ -1,15 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { FileLimits } from '@holdfast/shared/constants';
 import { newId } from '@holdfast/shared/ids';
-import type { MovePrepareInput } from '@holdfast/shared/tools';
-import type * as z from 'zod';
+import type { MovePrepareArgs } from '@holdfast/shared/tools';
 import { displaySafe } from '../../policy/text-safety.js';
 import { action, outcome, type ToolOutcome } from '../envelope.js';
 import { fileContext, type FileWorkspace } from '../file-access.js';
 import { argsDigest, replayReceipt, storeReceipt } from '../idempotency.js';
 import { assertIndependent, freezeTarget, manifestDigest, type ManifestEntry } from './manifest.js';
 
-type PrepareArgs = z.output<typeof MovePrepareInput>;
+type PrepareArgs = MovePrepareArgs;
 
 /** Idempotency receipts of prepare live under this tool name. */
 export const PREPARE_RECEIPT_TOOL = 'move_out.prepare';

@@ -1,7 +1,6 @@
 import { renameSync, unlinkSync } from 'node:fs';
 import { HoldfastError } from '@holdfast/shared/errors';
-import type { MoveSubmitInput, ResultAction } from '@holdfast/shared/tools';
-import type * as z from 'zod';
+import type { MoveSubmitArgs, ResultAction } from '@holdfast/shared/tools';
 import { withParentBeneath } from '../../files/beneath.js';
 import { moveToTrash, type TrashedItem } from '../../files/trash.js';
 import { roleAtLeast } from '../../sessions/access.js';
@@ -11,7 +10,7 @@ import { action, failure, outcome, type ToolOutcome } from '../envelope.js';
 import { fileContext, type FileWorkspace } from '../file-access.js';
 import { recheck, type ManifestEntry } from './manifest.js';
 
-type SubmitArgs = z.output<typeof MoveSubmitInput>;
+type SubmitArgs = MoveSubmitArgs;
 
 function prepareAgain(rs: string, row: MoveRequestRow, entries: readonly ManifestEntry[]): ResultAction {
   return action('move_out', { action: 'prepare', remote_session_id: rs, purpose: row.purpose, targets: entries.map((e) => ({ path: e.path, kind: e.kind })) }, 'prepare the move again (then ask the user again)');

@@ -32,8 +32,9 @@ export interface ReadFileOptions {
   noImages?: boolean;
 }
 
-function short(sha: string | null): string {
-  return sha ? sha.slice(0, 12) : 'not hashed';
+/** The sha256 as the text block shows it: all 64 hex digits, what edit's base_sha256 takes (issue 8). */
+function shaText(sha: string | null): string {
+  return sha ?? 'not hashed';
 }
 
 /** The normalised window position of a read item. @throws HoldfastError BAD_REQUEST for contradictory fields. */
@@ -59,14 +60,19 @@ function formatSummary(f: FileFacts): string {
 /**
  * Reads one workspace file (issue 4 `view="file"`): `mode="window"` (default; lines from `offset`,
  * negative = from the end, continuing a long line at `line_byte_offset`, `start_line`/`end_line`
- * or `path:10-40`) or `mode="full"` (≤ FileLimits.READ_FULL_MAX_BYTES). Text comes back
+ * or `path:10-40` — one range form per read, else BAD_REQUEST) or `mode="full"` (≤ FileLimits.READ_FULL_MAX_BYTES). Text comes back
  * LF-normalised with its exact format; images as image content; other binary data as base64. A
- * window already returned at the same sha in this session comes back as a compact "unchanged"
- * reference unless `force`.
+ * window already returned at the same sha to this conversation comes back as a compact "unchanged"
+ * reference unless `force` (never to a caller that names no conversation: issue 8).
  * @throws HoldfastError PATH_OUTSIDE_WORKSPACE, POLICY_DENIED, PATH_NOT_FOUND, UNSUPPORTED_FILE_TYPE, FILE_TOO_LARGE, BAD_REQUEST.
  */
 export async function readFile(ws: FileWorkspace, raw: ReadItem, opts: ReadFileOptions): Promise<FileReadResult> {
   const split = splitPathRange(ws.root, raw.path);
+  if (split.start_line !== undefined && (raw.start_line !== undefined || raw.end_line !== undefined || raw.offset !== undefined)) {
+    // Two range forms that may disagree (issue 8): never pick one silently.
+    const given = [raw.start_line !== undefined ? `start_line=${raw.start_line}` : '', raw.end_line !== undefined ? `end_line=${raw.end_line}` : '', raw.offset !== undefined ? `offset=${raw.offset}` : ''].filter(Boolean).join(', ');
+    throw new HoldfastError('BAD_REQUEST', `path "${raw.path}" already names lines ${split.start_line}-${split.end_line} and ${given} names others; give the range one way: path:N-M, or path with start_line/end_line, or offset/limit`);
+  }
   const item: ReadItem = split.start_line !== undefined ? { ...raw, path: split.path, start_line: split.start_line, end_line: split.end_line } : raw;
   const mode = item.mode ?? 'window';
   if (mode !== 'window' && mode !== 'full') throw new HoldfastError('BAD_REQUEST', `mode "${mode}" is for other views; view="file" takes mode="window" or "full"`);
@@ -90,16 +96,18 @@ export async function readFile(ws: FileWorkspace, raw: ReadItem, opts: ReadFileO
       const key = `${mode}|${pos.offset}|${pos.lineByteOffset}|${pos.limit}|${opts.budgetBytes}`;
       let seen = false;
       try {
-        seen = ws.files.reads.recordRead(rs, p.realRel, facts.sha256, key);
+        seen = ws.files.reads.recordRead(ws.reader, p.realRel, facts.sha256, key);
       } catch (err) {
         // Read tracking is bookkeeping: on a full disk the read still answers (issue 18).
         if (!ws.disk.noteError(err)) throw err;
       }
-      if (seen && item.force !== true) {
+      // "Unchanged since you read it" only to a caller known to be the one who read it: clients
+      // that name no conversation (reader '') may be several conversations (issue 8).
+      if (seen && item.force !== true && ws.reader.reader !== '') {
         return {
           path: p.rel,
           data: { ...base, unchanged: true, mode },
-          text: `${p.rel}: unchanged since you read it in this session (sha256 ${short(facts.sha256)}); pass force=true to get the content again.`,
+          text: `${p.rel}: unchanged since you read it in this conversation (sha256 ${shaText(facts.sha256)}); pass force=true to get the content again.`,
           bytes: 0,
         };
       }
@@ -113,7 +121,7 @@ export async function readFile(ws: FileWorkspace, raw: ReadItem, opts: ReadFileO
       return {
         path: p.rel,
         data,
-        text: `${p.rel}: ${facts.mime} ${img.source.width}×${img.source.height}${img.scaled ? `, shown at ${img.width}×${img.height} (${img.mimeType})` : ''}, sha256 ${short(facts.sha256)}`,
+        text: `${p.rel}: ${facts.mime} ${img.source.width}×${img.source.height}${img.scaled ? `, shown at ${img.width}×${img.height} (${img.mimeType})` : ''}, sha256 ${shaText(facts.sha256)}`,
         bytes: img.data.length,
         image: { type: 'image', data: img.data.toString('base64'), mimeType: img.mimeType },
       };
@@ -128,7 +136,7 @@ export async function readFile(ws: FileWorkspace, raw: ReadItem, opts: ReadFileO
       return {
         path: p.rel,
         data,
-        text: `${p.rel}: binary ${facts.mime}, bytes ${w.start}-${w.start + w.bytes.length} of ${facts.size}, sha256 ${short(facts.sha256)}; content_base64 is in the structured result.`,
+        text: `${p.rel}: binary ${facts.mime}, bytes ${w.start}-${w.start + w.bytes.length} of ${facts.size}, sha256 ${shaText(facts.sha256)}; content_base64 is in the structured result.`,
         bytes: w.bytes.length,
         ...(next ? { next } : {}),
       };
@@ -168,7 +176,7 @@ export async function readFile(ws: FileWorkspace, raw: ReadItem, opts: ReadFileO
       : startLine !== null
         ? `lines ${startLine}-${endLine}${total !== null ? ` of ${total}` : ''}`
         : `last ${w.lines} lines`;
-    const header = `${p.rel} · ${range} · ${formatSummary(facts)} · sha256 ${short(facts.sha256)}`;
+    const header = `${p.rel} · ${range} · ${formatSummary(facts)} · sha256 ${shaText(facts.sha256)}`;
     const footer = next ? `\n[more: read(path="${p.rel}", offset=${w.next!.offset}${w.next!.line_byte_offset > 0 ? `, line_byte_offset=${w.next!.line_byte_offset}` : ''})]` : '';
     return { path: p.rel, data, text: `${header}\n${textBlockContent(w.content)}${footer}`, bytes: Buffer.byteLength(w.content), ...(next ? { next } : {}) };
   } finally {

@@ -14,8 +14,8 @@ export const EditOperation = z.object({
   operation: z.enum(['create', 'update', 'rename', 'undo']),
   path: z.string().min(1),
   new_path: z.string().min(1).optional().describe('rename: destination'),
-  base_sha256: z.string().regex(/^[0-9a-f]{64}$/).optional().describe('update/rename: sha256 from read'),
-  content: z.string().optional().describe('Whole text (create, or update replacing everything)'),
+  base_sha256: z.string().regex(/^[0-9a-f]{64}$/).optional().describe('update/rename: the 64-hex sha256 from read'),
+  content: z.string().optional().describe('Whole text (create, or replace all)'),
   content_base64: z.string().optional().describe('Exact bytes; needs newline_policy=exact and expected_format'),
   replacements: z.array(z.object({ match: z.string().min(1), replacement: z.string() })).min(1).optional()
     .describe('Exact, unique matches'),
@@ -40,9 +40,9 @@ export const editTool = {
   input: z.object({
     remote_session_id: z.string().describe('From session(action="open")'),
     purpose: z.string().max(500).optional().describe('Why (kept in history)'),
-    idempotency_key: z.string().min(1).max(200).optional().describe('Same key + same arguments = same receipt, no second write'),
-    dry_run: z.boolean().optional().describe('Validate and return the diff without writing'),
-    verify_command: z.string().min(1).max(4000).optional().describe('Shell check run after writing (execute policy applies)'),
+    idempotency_key: z.string().min(1).max(200).optional().describe('Same key + same arguments = same receipt'),
+    dry_run: z.boolean().optional().describe('Return the diff without writing'),
+    verify_command: z.string().min(1).max(4000).optional().describe('Shell check after writing (policy applies)'),
     edits: z.array(EditOperation).min(1).max(100),
   }),
   output: envelopeSchema(LooseData),

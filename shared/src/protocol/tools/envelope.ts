@@ -5,8 +5,11 @@ import * as z from 'zod';
  * `structuredContent = {status, type, context, data, error, hints, actions}`.
  * `actions` are ready-to-call continuations; `context` carries only ids that exist for this result.
  */
-export const ResultStatus = z.enum(['succeeded', 'accepted', 'waiting_confirmation', 'interrupted', 'failed', 'completed_with_issues']);
+export const ResultStatus = z.enum(['succeeded', 'accepted', 'waiting_confirmation', 'waiting_user', 'interrupted', 'failed', 'completed_with_issues']);
 export type ResultStatus = z.infer<typeof ResultStatus>;
+
+/** Loose object: the data of a result, described in the tool's description. */
+export const LooseData = z.looseObject({});
 
 export const ResultContext = z.object({
   remote_session_id: z.string().optional(),
@@ -24,9 +27,12 @@ export type ResultError = z.infer<typeof ResultError>;
 export const ResultAction = z.object({ tool: z.string(), arguments: z.record(z.string(), z.unknown()), reason: z.string() });
 export type ResultAction = z.infer<typeof ResultAction>;
 
+/** Envelope output schemas → their `data` schema (null: any object), for the compact JSON rendering. */
+const ENVELOPE_DATA = new WeakMap<z.ZodType, z.ZodType | null>();
+
 /** Builds a tool's output schema around its `data` shape. */
 export function envelopeSchema<D extends z.ZodType>(data: D) {
-  return z.object({
+  const schema = z.object({
     status: ResultStatus,
     type: z.string(),
     context: ResultContext,
@@ -35,6 +41,16 @@ export function envelopeSchema<D extends z.ZodType>(data: D) {
     hints: z.record(z.string(), z.unknown()),
     actions: z.array(ResultAction),
   });
+  ENVELOPE_DATA.set(schema, (data as z.ZodType) === LooseData ? null : data);
+  return schema;
+}
+
+/**
+ * The `data` schema of an output schema built by {@link envelopeSchema}: null when `data` is any
+ * object ({@link LooseData}), undefined when `output` is not an envelope.
+ */
+export function envelopeDataOf(output: z.ZodType): z.ZodType | null | undefined {
+  return ENVELOPE_DATA.get(output);
 }
 
 /** The envelope as a value (what handlers build). */
@@ -48,8 +64,6 @@ export interface Envelope<D = Record<string, unknown>> {
   actions: ResultAction[];
 }
 
-/** Loose object: the data of a result, described in the tool's description. */
-export const LooseData = z.looseObject({});
 
 /** MCP tool annotations (hints for clients, untrusted). */
 export interface ToolAnnotations {
@@ -61,17 +75,31 @@ export interface ToolAnnotations {
 }
 
 /**
- * A tool's input schema: an object, or a discriminated union of strict objects when actions take
- * disjoint arguments (`move_out`: `prepare` | `submit`). Either renders as a JSON Schema whose root
- * is `type: "object"` (see json-schema.ts).
+ * A tool's input schema: one flat object (issue 8). Tools with actions take an `action` string
+ * enum; which fields each action needs or refuses is checked by the schema's refinement
+ * ({@link withActionRules}) and the handler, never by a `oneOf` (Claude Code drops such tools).
  */
-export type ToolInputSchema = z.ZodObject | z.ZodDiscriminatedUnion<readonly z.ZodObject[]>;
+export type ToolInputSchema = z.ZodObject;
 
 /**
  * `_meta` key of a tool result that carries the §6.3 envelope when `structuredContent` is not
  * holdfast's own (`mcp_tool` passes an upstream result through, issue 13).
  */
 export const ENVELOPE_META_KEY = 'holdfast/envelope';
+
+/**
+ * `_meta` key of a daemon result asking the adapter to show the user a URL through URL-mode
+ * elicitation (MCP 2025-11-25; issue 12 `secret_provide`): `{mode: "url", url, message}`. The
+ * adapter always removes it — the URL carries a one-time token and never reaches the model.
+ */
+export const ELICITATION_META_KEY = 'holdfast/elicitation';
+
+/** What {@link ELICITATION_META_KEY} carries. */
+export interface UrlElicitationRequest {
+  mode: 'url';
+  url: string;
+  message: string;
+}
 
 /** One tool of the catalogue: the contract shared by the adapter (schemas) and the daemon (parsing). */
 export interface ToolDef<I extends ToolInputSchema = ToolInputSchema, O extends z.ZodObject = z.ZodObject> {

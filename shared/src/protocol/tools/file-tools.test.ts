@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { editTool } from './edit.js';
-import { TOOLS } from './index.js';
 import { toolListing } from './json-schema.js';
 import { moveOutTool } from './move-out.js';
 import { readTool } from './read.js';
@@ -31,10 +30,5 @@ describe('file tool schemas (issue 4; field failure #22)', () => {
     assert.deepEqual((moveOutTool.meta['holdfast/actions'] as { prepare: unknown }).prepare, { readOnlyHint: true });
     assert.equal(readTool.annotations.readOnlyHint, true);
     assert.equal(readTool.annotations.idempotentHint, true);
-  });
-
-  it('the whole tools/list stays under 48 KB', () => {
-    const size = Buffer.byteLength(JSON.stringify(TOOLS.map(toolListing)));
-    assert.ok(size < 48 * 1024, `tools/list is ${size} bytes`);
   });
 });

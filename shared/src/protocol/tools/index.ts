@@ -1,17 +1,21 @@
 import { createHash } from 'node:crypto';
-import * as z from 'zod';
 import type { ToolProfileName } from '../../config/schema.js';
 import type { ToolDef } from './envelope.js';
 import { artifactTool } from './artifact.js';
 import { editTool } from './edit.js';
+import { environmentReadTool, environmentTool } from './environment.js';
 import { executeTool } from './execute.js';
+import { toolListing } from './json-schema.js';
 import { mcpTool } from './mcp-tool.js';
 import { moveOutTool } from './move-out.js';
 import { observeTool } from './observe.js';
+import { operationBatchTool } from './operation-batch.js';
+import { operationManageTool } from './operation-manage.js';
 import { planTool } from './plan.js';
 import { progressTool } from './progress.js';
 import { readTool } from './read.js';
 import { runtimeReadTool } from './runtime-read.js';
+import { secretProvideTool } from './secret-provide.js';
 import { sessionTool } from './session.js';
 import { skillTool } from './skill-tool.js';
 import { withWorkTracking } from './work-tracking.js';
@@ -29,6 +33,8 @@ import { screenshotCaptureTool } from './screenshot-capture.js';
 
 export * from './envelope.js';
 export * from './json-schema.js';
+export * from './action-rules.js';
+export * from './catalog-rules.js';
 export * from './read.js';
 export * from './edit.js';
 export * from './move-out.js';
@@ -38,6 +44,10 @@ export * from './plan.js';
 export * from './progress.js';
 export * from './artifact.js';
 export * from './work-tracking.js';
+export * from './operation-batch.js';
+export * from './operation-manage.js';
+export * from './environment.js';
+export * from './secret-provide.js';
 export { executeTool, mcpTool, observeTool, runtimeReadTool, sessionTool, skillTool, workspaceTool };
 export {
   desktopActionTool,
@@ -73,6 +83,7 @@ export const DESKTOP_TOOLS: readonly ToolDef[] = [
  */
 export const TOOLS: readonly ToolDef[] = [
   workspaceTool, sessionTool, readTool, editTool, moveOutTool, executeTool, observeTool, runtimeReadTool, progressTool, planTool, artifactTool, skillTool, mcpTool,
+  operationBatchTool, operationManageTool, environmentTool, environmentReadTool, secretProvideTool,
   ...DESKTOP_TOOLS, screenshotCaptureTool,
 ].map(withWorkTracking);
 
@@ -102,17 +113,11 @@ export function findTool(name: string): ToolDef | undefined {
 let revision: string | undefined;
 
 /**
- * Tool-schema revision (issue 3 `runtime_read`): sha256 over every served tool's name,
- * annotations and JSON Schemas, so a client can tell when its cached catalogue is stale.
+ * Tool-schema revision (issue 3 `runtime_read`): sha256 over every served tool's `tools/list`
+ * entry (name, description, annotations, JSON Schemas), so a client can tell when its cached
+ * catalogue is stale.
  */
 export function toolSchemaRevision(): string {
-  if (revision) return revision;
-  const doc = TOOLS.map((t) => ({
-    name: t.name,
-    annotations: t.annotations,
-    input: z.toJSONSchema(t.input, { io: 'input' }),
-    output: t.output ? z.toJSONSchema(t.output) : null,
-  }));
-  revision = createHash('sha256').update(JSON.stringify(doc)).digest('hex').slice(0, 16);
+  revision ??= createHash('sha256').update(JSON.stringify(TOOLS.map(toolListing))).digest('hex').slice(0, 16);
   return revision;
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { TOOLS } from './index.js';
-import { toolListing } from './json-schema.js';
+import { envelopeJsonSchema, toolListing } from './json-schema.js';
 
 /** Every `additionalProperties` value in a rendered schema, with its JSON pointer. */
 function additionalProperties(node: unknown, path = '#', out: { path: string; value: unknown }[] = []): { path: string; value: unknown }[] {
@@ -16,26 +16,40 @@ function additionalProperties(node: unknown, path = '#', out: { path: string; va
 }
 
 describe('tool JSON Schemas', () => {
-  it('say additionalProperties: true for open objects, never {} (MCP Inspector --strict)', () => {
-    let open = 0;
+  it('never say additionalProperties: {} (MCP Inspector --strict); input schemas never say additionalProperties at all (Gemini)', () => {
     for (const tool of TOOLS) {
       const l = toolListing(tool);
-      for (const [which, schema] of [['input', l.inputSchema], ['output', l.outputSchema]] as const) {
-        for (const a of additionalProperties(schema)) {
-          const v = a.value;
-          const empty = v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0;
-          assert.ok(!empty, `${tool.name} ${which} ${a.path} is {}`);
-          if (v === true) open++;
-        }
+      assert.deepEqual(additionalProperties(l.inputSchema), [], `${tool.name} input`);
+      for (const a of additionalProperties(l.outputSchema)) {
+        const v = a.value;
+        const empty = v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0;
+        assert.ok(!empty, `${tool.name} output ${a.path} is {}`);
       }
     }
-    assert.ok(open > 0, 'the loose envelope parts (data, hints, action arguments) are open objects');
   });
 
-  it('the envelope hints of every output schema accept any keys', () => {
+  it('the shared envelope output schema is about 400 bytes, without $schema, and its hints and data take any keys', () => {
+    const envelope = envelopeJsonSchema(null);
+    const bytes = Buffer.byteLength(JSON.stringify(envelope));
+    assert.ok(bytes <= 450, `envelope outputSchema is ${bytes} bytes`);
+    assert.ok(!('$schema' in envelope));
     for (const tool of TOOLS.filter((t) => t.output !== undefined)) {
-      const hints = (toolListing(tool).outputSchema!.properties as Record<string, Record<string, unknown>>).hints!;
-      assert.equal(hints.additionalProperties, true, tool.name);
+      const out = toolListing(tool).outputSchema as unknown as { properties: Record<string, Record<string, unknown>>; required: string[] };
+      assert.equal(out.properties.hints!.type, 'object', tool.name);
+      assert.equal(out.properties.hints!.properties, undefined, `${tool.name}: hints are open`);
+      assert.deepEqual(out.properties.data!.type, ['object', 'null'], tool.name);
+      assert.deepEqual([...out.required].sort(), ['actions', 'context', 'data', 'error', 'hints', 'status', 'type'], tool.name);
+    }
+  });
+
+  it('listings carry the title once (not repeated in annotations) and no integer bounds zod adds', () => {
+    for (const tool of TOOLS) {
+      const l = toolListing(tool);
+      assert.equal(l.title, tool.title);
+      assert.ok(!('title' in l.annotations), tool.name);
+      const text = JSON.stringify(l);
+      assert.ok(!text.includes(String(Number.MAX_SAFE_INTEGER)), `${tool.name} renders ±MAX_SAFE_INTEGER bounds`);
+      assert.ok(!text.includes('"propertyNames"'), `${tool.name} renders propertyNames`);
     }
   });
 });

@@ -1,15 +1,24 @@
 import * as z from 'zod';
-import type { ToolDef } from './envelope.js';
+import { envelopeDataOf, ResultStatus, type ToolDef } from './envelope.js';
 
 /**
  * JSON Schema rendering and argument parsing of the tool catalogue, so processes that serve MCP
  * (the adapter) never import zod themselves and every process renders the same schemas.
  *
  * Schemas are JSON Schema 2020-12 (the default dialect since MCP 2025-11-25), rendered from the
- * zod definitions in this folder: input schemas with `io: 'input'` (fields with defaults are
- * optional), output schemas with `io: 'output'`. Both always have `type: "object"` at the root
- * and are self-contained (zod inlines every sub-schema; no `$ref` leaves the document); open
- * objects say `additionalProperties: true`, never `{}`.
+ * zod definitions in this folder. Both always have `type: "object"` at the root and are
+ * self-contained (zod inlines every sub-schema; no `$ref`).
+ *
+ * Input schemas (`io: 'input'`: fields with defaults are optional) are what MCP clients hand to
+ * model APIs as function parameters, so they are rendered in the subset that the Anthropic, OpenAI
+ * and Gemini function-calling APIs all accept (docs/tool-schemas.md, issue 8): no `$schema`, no
+ * `additionalProperties` (Gemini's schema has no such field; unknown keys are refused or dropped by
+ * the server's own parse), no `propertyNames`, and no `±Number.MAX_SAFE_INTEGER` bounds that zod
+ * adds to integers. A field whose zod type cannot be said in that subset carries its rendering
+ * ({@link renderedAs}). `catalog-rules.ts` checks the result for every tool.
+ *
+ * Output schemas are never sent to a model; the shared result envelope (DESIGN §6.3) renders as
+ * one compact schema (about 400 bytes) that accepts every envelope: see {@link envelopeJsonSchema}.
  */
 
 /** A JSON Schema object (parsed JSON). */
@@ -27,41 +36,101 @@ export interface ToolListing {
   _meta?: Record<string, unknown>;
 }
 
+/** Explicit renderings of zod schemas that the function-calling subset cannot express as zod renders them. */
+const RENDERINGS = new WeakMap<z.ZodType, Record<string, unknown>>();
+
+/**
+ * Gives a zod schema a fixed JSON Schema rendering (replacing what zod would render), e.g. a field
+ * that accepts `["NAME=value", …]` or `{NAME: value}` but is advertised in the first form only.
+ * The server still parses with the zod schema. Returns `schema` itself.
+ */
+export function renderedAs<T extends z.ZodType>(schema: T, json: Record<string, unknown>): T {
+  RENDERINGS.set(schema, json);
+  return schema;
+}
+
+/** `propertyNames: {type: "string"}` says nothing: JSON object keys are strings. */
+function isStringKeys(v: unknown): boolean {
+  return v !== null && typeof v === 'object' && Object.keys(v).length === 1 && (v as { type?: unknown }).type === 'string';
+}
+
+function inputOverride(ctx: { zodSchema: unknown; jsonSchema: Record<string, unknown> }): void {
+  const fixed = RENDERINGS.get(ctx.zodSchema as z.ZodType);
+  const js = ctx.jsonSchema;
+  if (fixed) {
+    for (const k of Object.keys(js)) if (k !== 'description') delete js[k];
+    Object.assign(js, structuredClone(fixed));
+    return;
+  }
+  delete js.additionalProperties;
+  if (isStringKeys(js.propertyNames)) delete js.propertyNames;
+  if (js.maximum === Number.MAX_SAFE_INTEGER) delete js.maximum;
+  if (js.minimum === Number.MIN_SAFE_INTEGER) delete js.minimum;
+}
+
 /**
  * zod renders "any further properties" (`z.looseObject`, `z.record(z.string(), z.unknown())`) as
  * `additionalProperties: {}`; JSON Schema means the same by `true`, which is what strict checkers
- * (MCP Inspector `--strict`) expect. Applied to every node zod renders.
+ * (MCP Inspector `--strict`) expect.
  */
-function looseAsTrue(ctx: { jsonSchema: Record<string, unknown> }): void {
-  const extra = ctx.jsonSchema.additionalProperties;
-  if (extra !== null && typeof extra === 'object' && !Array.isArray(extra) && Object.keys(extra).length === 0) ctx.jsonSchema.additionalProperties = true;
-}
-
-/**
- * In input schemas an open object without properties (`z.looseObject({})`, e.g. `activity`) renders
- * as just `{"type": "object"}` — the same set of values in fewer bytes, since every session tool
- * carries one (issue 11: the catalogue must stay under 48 KB).
- */
-function compactInput(ctx: { jsonSchema: Record<string, unknown> }): void {
-  looseAsTrue(ctx);
-  const j = ctx.jsonSchema;
-  if (j.type === 'object' && j.additionalProperties === true && j.properties && typeof j.properties === 'object' && Object.keys(j.properties).length === 0) {
-    delete j.properties;
-    delete j.additionalProperties;
-  }
+function outputOverride(ctx: { jsonSchema: Record<string, unknown> }): void {
+  const js = ctx.jsonSchema;
+  const extra = js.additionalProperties;
+  if (extra !== null && typeof extra === 'object' && !Array.isArray(extra) && Object.keys(extra).length === 0) js.additionalProperties = true;
+  if (isStringKeys(js.propertyNames)) delete js.propertyNames;
+  if (js.maximum === Number.MAX_SAFE_INTEGER) delete js.maximum;
+  if (js.minimum === Number.MIN_SAFE_INTEGER) delete js.minimum;
 }
 
 function render(schema: z.ZodType, io: 'input' | 'output'): JsonSchemaObject {
-  const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io, override: io === 'input' ? compactInput : looseAsTrue }) as Record<string, unknown>;
+  const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io, override: io === 'input' ? inputOverride : outputOverride }) as Record<string, unknown>;
   if (json.type !== undefined && json.type !== 'object') {
     throw new Error(`tool schemas must describe objects (got type ${JSON.stringify(json.type)})`);
   }
+  delete json.$schema;
   return { ...json, type: 'object' };
+}
+
+/** Status values of the envelope, for its compact schema: exactly {@link ResultStatus}'s. */
+const STATUS_VALUES: readonly string[] = ResultStatus.options;
+
+/**
+ * The output schema of an envelope-shaped result (DESIGN §6.3), compact: the seven fields, each
+ * required, with `data` (its own schema when the tool declares one, else any object) and `error`
+ * nullable. About 400 bytes instead of 1.3 KB per tool; it accepts every envelope the zod
+ * `envelopeSchema` accepts (the adapter still checks results against the zod one).
+ */
+export function envelopeJsonSchema(data: z.ZodType | null): JsonSchemaObject {
+  let dataJson: Record<string, unknown> = { type: ['object', 'null'] };
+  if (data !== null) {
+    const rendered = render(data, 'output');
+    dataJson = { ...rendered, type: ['object', 'null'] };
+  }
+  return {
+    type: 'object',
+    properties: {
+      status: { enum: STATUS_VALUES },
+      type: { type: 'string' },
+      context: { type: 'object' },
+      data: dataJson,
+      error: { type: ['object', 'null'] },
+      hints: { type: 'object' },
+      actions: { type: 'array' },
+    },
+    required: ['status', 'type', 'context', 'data', 'error', 'hints', 'actions'],
+  };
+}
+
+function renderOutput(output: z.ZodType): JsonSchemaObject {
+  const data = envelopeDataOf(output);
+  if (data === undefined) return render(output, 'output');
+  return envelopeJsonSchema(data);
 }
 
 /**
  * Renders one tool's `tools/list` entry. Pure and deterministic: call it once per tool at start-up
- * and reuse the value (rendering costs far more than serving it).
+ * and reuse the value (rendering costs far more than serving it). `annotations` carry the hints
+ * only: the title is the tool's own `title` (MCP 2025-06-18), not repeated in the annotations.
  * @throws Error when a schema root is not an object (a catalogue bug).
  */
 export function toolListing(tool: ToolDef): ToolListing {
@@ -70,9 +139,9 @@ export function toolListing(tool: ToolDef): ToolListing {
     title: tool.title,
     description: tool.description,
     inputSchema: render(tool.input, 'input'),
-    annotations: { title: tool.title, ...tool.annotations },
+    annotations: { ...tool.annotations },
   };
-  if (tool.output) listing.outputSchema = render(tool.output, 'output');
+  if (tool.output) listing.outputSchema = renderOutput(tool.output);
   if (tool.meta) listing._meta = tool.meta;
   return listing;
 }
@@ -81,7 +150,7 @@ export function toolListing(tool: ToolDef): ToolListing {
 export type ParsedArguments = { ok: true; value: Record<string, unknown> } | { ok: false; message: string };
 
 /**
- * Parses tool arguments with the tool's input schema (defaults applied, unknown keys dropped).
+ * Parses tool arguments with the tool's input schema (defaults applied, per-action rules checked).
  * A failure is a value with a one-line message naming each bad field, for an `isError` result
  * (MCP 2025-11-25 SEP-1303: input validation errors are tool execution errors).
  */

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import type { ToolDef } from './envelope.js';
+import { PassThroughArguments } from './pass-through-arguments.js';
 
 /**
  * `mcp_tool` (issue 13; docs/extensions.md): upstream MCP servers, hosted by the session's
@@ -22,7 +23,7 @@ export const mcpTool = {
     remote_session_id: z.string(),
     server: z.string().optional(),
     tool: z.string().optional(),
-    arguments: z.looseObject({}).optional(),
+    arguments: PassThroughArguments.optional().describe('call: a JSON object'),
     purpose: z.string().optional().describe('Shown to the user'),
     user_confirmed: z.boolean().optional(),
   }),

@@ -1,16 +1,18 @@
 import * as z from 'zod';
 import { envelopeSchema, LooseData, type ToolDef } from './envelope.js';
 
-/** A line-window position shared by single reads and batch items (issue 4). */
+/**
+ * A line-window position shared by single reads and batch items (issue 4). Described once, on the
+ * top-level fields (the `items` entries take the same ones).
+ */
 const windowFields = {
-  mode: z.enum(['window', 'full', 'literal', 'regex', 'files', 'entries']).optional()
-    .describe('file: window (default) | full; search: literal (default) | regex; list: files (default) | entries'),
-  offset: z.number().int().optional().describe('file: first line, 0-based (negative = from the end); binary: byte offset'),
-  line_byte_offset: z.number().int().min(0).optional().describe('Continue inside a long line at this byte'),
-  limit: z.number().int().min(1).optional().describe('Lines (file), matches (search) or entries (list) at most'),
-  start_line: z.number().int().min(1).optional().describe('1-based first line (or path:10-40)'),
-  end_line: z.number().int().min(1).optional().describe('1-based last line, inclusive'),
-  force: z.boolean().optional().describe('Return the content even if unchanged since this session read it'),
+  mode: z.enum(['window', 'full', 'literal', 'regex', 'files', 'entries']).optional(),
+  offset: z.number().int().optional(),
+  line_byte_offset: z.number().int().min(0).optional(),
+  limit: z.number().int().min(1).optional(),
+  start_line: z.number().int().min(1).optional(),
+  end_line: z.number().int().min(1).optional(),
+  force: z.boolean().optional(),
 };
 
 /** One read of a batch (`items`) or of a context bundle. */
@@ -28,23 +30,28 @@ export const readTool = {
   name: 'read',
   title: 'Read workspace files',
   description:
-    'Read files of the session workspace. view=file: text in data.content with sha256 (pass it to edit as base_sha256), format, next-window action; images as image content; items=[…] reads up to 20 files. ' +
-    'view=search: query in files (.gitignore respected; include/exclude globs; context_lines; cursor paging). view=list: files (recursive) or entries (one level). ' +
-    'view=context: items bundled within max_total_bytes. view=outline: definitions (kind, name, lines, signature) of path, or a ranked map of a folder or the workspace (TS/JS/Python/Go/Rust). ' +
-    'view=references: definitions and uses of the identifier in query, matched by name. Paths are relative to the workspace.',
+    'Read workspace files (relative paths). view=file: text in data.content with its sha256 (edit\'s base_sha256) and a next-window action; images as image content; items=[…] reads up to 20 files. ' +
+    'view=search: query in files (.gitignore respected, include/exclude globs, cursor paging). view=list: files (recursive) or entries (one level). view=context: items within max_total_bytes. ' +
+    'view=outline: definitions (kind, name, lines, signature) of path, or a ranked map of a folder (TS/JS/Python/Go/Rust). view=references: definitions and uses of the name in query.',
   input: z.object({
     remote_session_id: z.string().describe('From session(action="open")'),
     view: z.enum(['file', 'search', 'list', 'context', 'outline', 'references']).default('file'),
-    path: z.string().optional().describe('Relative path; file view accepts path:10-40; search/list/outline/references: scope folder'),
-    ...windowFields,
-    items: z.array(ReadItem).min(1).max(100).optional().describe('file: up to 20 reads; context: up to 100'),
-    max_total_bytes: z.number().int().min(1).optional().describe('Budget of items/context, bytes'),
-    query: z.string().min(1).optional().describe('search: text or regex; list files: path substring; references: name'),
-    include: z.array(z.string()).optional().describe('Globs to include (e.g. *.ts, src/**)'),
-    exclude: z.array(z.string()).optional().describe('Globs to exclude'),
+    path: z.string().optional().describe('file: path, or path:10-40; other views: folder'),
+    mode: windowFields.mode.describe('file: window|full; search: literal|regex; list: files|entries'),
+    offset: windowFields.offset.describe('file: first line, 0-based (negative: from the end; binary: byte)'),
+    line_byte_offset: windowFields.line_byte_offset.describe('Continue inside a long line at this byte'),
+    limit: windowFields.limit.describe('Lines, matches or entries at most'),
+    start_line: windowFields.start_line.describe('1-based (one range form only: this, offset or path:N-M)'),
+    end_line: windowFields.end_line.describe('1-based, inclusive'),
+    force: windowFields.force.describe('Content even if unchanged since you read it'),
+    items: z.array(ReadItem).min(1).max(100).optional().describe('{path, …window fields}: file up to 20, context up to 100'),
+    max_total_bytes: z.number().int().min(1).optional().describe('items/context budget'),
+    query: z.string().min(1).optional().describe('search: text or regex; list: path substring; references: name'),
+    include: z.array(z.string()).optional().describe('Globs (*.ts, src/**)'),
+    exclude: z.array(z.string()).optional(),
     context_lines: z.number().int().min(0).max(20).optional(),
     case_sensitive: z.boolean().optional().describe('search: default true'),
-    cursor: z.string().optional().describe('Next page, from the previous result'),
+    cursor: z.string().optional().describe('Next page'),
     purpose: z.string().max(500).optional(),
   }),
   output: envelopeSchema(LooseData),

@@ -14,16 +14,15 @@ export const sessionTool = {
   name: 'session',
   title: 'Open, resume or close a session',
   description:
-    'Open a durable session on a workspace (returns the live one for this workspace, or creates it) or resume one by remote_session_id after a reconnect. ' +
-    'Pass remote_session_id verbatim to every other tool. action=close ends it (its shell and processes stop); action=reset_shell starts a fresh shell. ' +
-    'The owner can grant another principal a role (viewer, editor, approver), revoke it, or hand the session over (handoff).',
+    'Open a durable session on a workspace (the live one for it, or a new one; the result says the shell\'s cwd), or resume one by remote_session_id after a reconnect; pass that id verbatim to every other tool. ' +
+    'action=close ends it (its shell and processes stop); reset_shell starts a fresh shell; the owner can grant a principal a role (viewer, editor, approver), revoke it, or hand the session over (handoff).',
   input: z.object({
-    action: z.enum(['open', 'close', 'reset_shell', 'grant', 'revoke', 'handoff']).default('open').describe('open (default) | close | reset_shell | grant | revoke | handoff'),
-    workspace: z.string().optional().describe('Workspace name from the workspace tool'),
+    action: z.enum(['open', 'close', 'reset_shell', 'grant', 'revoke', 'handoff']).default('open'),
+    workspace: z.string().optional().describe('Name from the workspace tool'),
     remote_session_id: z.string().optional().describe('Resume exactly this session'),
     conversation_id: z.string().max(200).optional().describe('Client conversation id (conversation affinity)'),
     principal: z.string().min(1).max(200).optional().describe('grant/revoke/handoff: the other principal'),
-    role: GrantableRole.optional().describe('grant: viewer | editor | approver'),
+    role: GrantableRole.optional().describe('grant: the role'),
   }),
   output: envelopeSchema(LooseData),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },

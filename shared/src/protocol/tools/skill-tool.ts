@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { envelopeSchema, LooseData, type ToolDef } from './envelope.js';
+import { PassThroughArguments } from './pass-through-arguments.js';
 
 /**
  * `skill_tool` (issue 13; docs/extensions.md): the skills of the session's workspace and of the
@@ -18,7 +19,7 @@ export const skillTool = {
     action: z.enum(['list', 'describe', 'call']).default('list'),
     remote_session_id: z.string(),
     skill: z.string().optional(),
-    arguments: z.looseObject({}).optional(),
+    arguments: PassThroughArguments.optional().describe('call: a JSON object'),
     files: z.array(z.string()).optional(),
     purpose: z.string().optional().describe('Shown to the user'),
     user_confirmed: z.boolean().optional(),

@@ -22,7 +22,7 @@ describe('work-tracking arguments on every session tool (issue 11)', () => {
     }
   });
 
-  it('covers a tool added later without edits, and adds about 150 bytes to its listing', () => {
+  it('covers a tool added later without edits, and adds about 300 bytes to its listing', () => {
     const later: ToolDef = {
       name: 'later',
       title: 'Later',
@@ -34,7 +34,8 @@ describe('work-tracking arguments on every session tool (issue 11)', () => {
     const extended = withWorkTracking(later);
     assert.deepEqual(extended.workTracking, { plan: true });
     const added = listingBytes(extended) - listingBytes(later);
-    assert.ok(added <= 180, `${added} bytes added`);
+    // activity names its six keys as properties: Gemini refuses an object parameter without them (issue 8).
+    assert.ok(added <= 320, `${added} bytes added`);
     assert.doesNotMatch(JSON.stringify(toolListing(extended).inputSchema), /\$ref|anyOf|oneOf/);
   });
 

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import type { ToolDef, ToolInputSchema } from './envelope.js';
+import { renderedAs } from './json-schema.js';
 import { leanString } from './lean.js';
 
 /**
@@ -10,9 +11,10 @@ import { leanString } from './lean.js';
  * without edits. The daemon takes them off the arguments before the tool's handler runs
  * (daemon/src/tools/work-tracking/).
  *
- * `tools/list` shows `activity` as a bare object whose description names its keys (a few dozen
- * bytes per tool instead of a full object schema; the whole catalogue must stay under 48 KB); the
- * daemon checks it strictly with {@link ActivityUpdate}.
+ * `tools/list` shows `activity` as an object of its six string keys, without lengths or the
+ * at-least-one rule (bytes per tool: the whole catalogue must stay under 48 KB; issue 8: every
+ * object parameter names its properties, which Gemini requires); the daemon checks it strictly with
+ * {@link ActivityUpdate}.
  */
 
 /** The keys of an activity update, in display order. */
@@ -42,7 +44,16 @@ export type ActivityUpdate = z.infer<typeof ActivityUpdate>;
 /** Names of the arguments {@link withWorkTracking} adds. */
 export const WORK_TRACKING_KEYS = ['activity', 'plan_id', 'plan_task_id'] as const;
 
-const activityField = z.looseObject({}).optional().describe(`Changed only: ${ACTIVITY_KEYS.join('|')}`);
+/**
+ * `activity` as `tools/list` shows it: an object naming its six string keys (issue 8: Gemini
+ * refuses an object parameter without properties), checked strictly by the daemon.
+ */
+const activityField = renderedAs(z.looseObject({}), {
+  type: 'object',
+  properties: Object.fromEntries(ACTIVITY_KEYS.map((k) => [k, { type: 'string' }])),
+})
+  .optional()
+  .describe('Only what changed');
 const planIdField = leanString(200).optional();
 
 /**
@@ -51,13 +62,9 @@ const planIdField = leanString(200).optional();
  * are. Sets {@link ToolDef.workTracking} so the daemon knows which keys it owns.
  */
 export function withWorkTracking<T extends ToolDef>(tool: T): T {
-  const options: z.ZodObject[] = tool.input instanceof z.ZodDiscriminatedUnion ? [...(tool.input.options as readonly z.ZodObject[])] : [tool.input as z.ZodObject];
-  if (!options.every((o) => 'remote_session_id' in o.shape)) return tool;
-  const plan = options.every((o) => !('plan_id' in o.shape) && !('plan_task_id' in o.shape));
-  const extend = (o: z.ZodObject): z.ZodObject => o.extend(plan ? { activity: activityField, plan_id: planIdField, plan_task_id: planIdField } : { activity: activityField });
-  const input: ToolInputSchema =
-    tool.input instanceof z.ZodDiscriminatedUnion
-      ? z.discriminatedUnion(tool.input.def.discriminator as string, options.map(extend) as [z.ZodObject, ...z.ZodObject[]])
-      : extend(tool.input as z.ZodObject);
+  const shape = tool.input.shape;
+  if (!('remote_session_id' in shape)) return tool;
+  const plan = !('plan_id' in shape) && !('plan_task_id' in shape);
+  const input: ToolInputSchema = tool.input.extend(plan ? { activity: activityField, plan_id: planIdField, plan_task_id: planIdField } : { activity: activityField });
   return { ...tool, input, workTracking: { plan } };
 }

@@ -1,0 +1,88 @@
+import assert from 'node:assert/strict';
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { newId } from '@holdfast/shared/ids';
+import { processTable, TestHome } from './_harness/home.js';
+import { openSession, toolCaller } from './_harness/tools.js';
+
+const HANG = 'sleep 47.25';
+
+/**
+ * environment and environment_read (issue 12): a `python3` on PATH that hangs on `--version` does
+ * not hold the reading past its deadline (it is reported timed out and its process is gone); a
+ * second reading within 60 s comes from the cache; a tool that appears on PATH shows in
+ * `compare`; only variable names are kept; read-only principals may read.
+ */
+describe('environment readings and snapshots (issue 12)', () => {
+  const h = new TestHome();
+  const fakeBin = join(h.home, 'fake-bin');
+  let call: ReturnType<typeof toolCaller>;
+  let readOnly: ReturnType<typeof toolCaller>;
+  let rs = '';
+
+  before(async () => {
+    mkdirSync(fakeBin, { recursive: true });
+    writeFileSync(join(fakeBin, 'python3'), `#!/bin/sh\nexec ${HANG}\n`);
+    chmodSync(join(fakeBin, 'python3'), 0o755);
+    await h.startDaemon({ PATH: `${fakeBin}:${process.env.PATH ?? ''}`, HF_SECRET_VALUE_CANARY: 'never-kept-canary-value' });
+    const c = h.client();
+    call = toolCaller(c, 'p', ['workspace', 'session', 'environment', 'environment_read']);
+    readOnly = toolCaller(c, 'p', ['workspace', 'session', 'read', 'observe', 'runtime_read', 'environment_read']);
+    rs = await openSession(c, 'p');
+  });
+  after(() => h.cleanup());
+
+  it('a hanging python3 --version is cut off: the reading returns within 6 s with it marked timed out', async () => {
+    const started = Date.now();
+    const r = await readOnly('environment_read', { view: 'current', remote_session_id: rs });
+    const took = Date.now() - started;
+    assert.equal(r.isError, false, r.text);
+    assert.ok(took <= 6000, `took ${took} ms`);
+    const d = r.env.data as { cached: boolean; toolchains: Record<string, { status: string; version?: string }>; path: string[]; env_names: string[]; os: { arch: string }; cpu: { count: number }; disk: { free_bytes: number } };
+    assert.equal(d.toolchains.python3!.status, 'timed_out');
+    assert.equal(d.toolchains.node!.status, 'ok');
+    assert.match(d.toolchains.node!.version!, /^\d+\.\d+\.\d+/);
+    assert.equal(d.path[0], fakeBin);
+    assert.ok(d.env_names.includes('HF_SECRET_VALUE_CANARY'), 'variable names are listed');
+    assert.doesNotMatch(JSON.stringify(r.env.data), /never-kept-canary-value/, '… never their values');
+    assert.ok(d.cpu.count >= 1 && d.disk.free_bytes > 0 && d.os.arch.length > 0);
+    assert.equal(processTable().some((p) => p.cmd === HANG), false, 'the hanging probe was killed');
+    assert.match(r.text, /python3 \(timed out\)/);
+
+    const again = await readOnly('environment_read', { view: 'current', remote_session_id: rs });
+    assert.equal((again.env.data as { cached: boolean }).cached, true, 'the second reading within 60 s is cached');
+  });
+
+  it('compare shows a toolchain that appeared on PATH since a snapshot; snapshots are listed and refused when unknown', async () => {
+    rmSync(join(fakeBin, 'python3')); // fresh readings need not wait for the hanging one
+    const saved = await call('environment', { remote_session_id: rs, label: 'before go' });
+    assert.equal(saved.isError, false, saved.text);
+    const id = (saved.env.data as { snapshot_id: string }).snapshot_id;
+    assert.match(id, /^env_/);
+    writeFileSync(join(fakeBin, 'go'), '#!/bin/sh\necho "go version go1.99.1 linux/amd64"\n');
+    chmodSync(join(fakeBin, 'go'), 0o755);
+    const cmp = await call('environment_read', { view: 'compare', remote_session_id: rs, snapshot_id: id });
+    const diff = cmp.env.data as { added: { key: string; to: string }[]; removed: unknown[]; changed: unknown[] };
+    assert.deepEqual(diff.added.find((c) => c.key === 'toolchains.go'), { key: 'toolchains.go', to: '1.99.1' }, cmp.text);
+    assert.match(cmp.text, /\+ toolchains\.go = 1\.99\.1/);
+
+    const later = await call('environment', { remote_session_id: rs });
+    const two = await call('environment_read', { view: 'compare', remote_session_id: rs, snapshot_id: id, against: (later.env.data as { snapshot_id: string }).snapshot_id });
+    assert.ok((two.env.data as { added: { key: string }[] }).added.some((c) => c.key === 'toolchains.go'));
+
+    const list = await call('environment_read', { view: 'snapshot', remote_session_id: rs });
+    assert.equal((list.env.data as { snapshots: unknown[] }).snapshots.length, 2);
+    const one = await call('environment_read', { view: 'snapshot', remote_session_id: rs, snapshot_id: id });
+    assert.equal((one.env.data as { label: string }).label, 'before go');
+    const missing = await call('environment_read', { view: 'snapshot', remote_session_id: rs, snapshot_id: newId('environmentSnapshot') });
+    assert.equal(missing.env.error?.code, 'SNAPSHOT_NOT_FOUND');
+    const foreign = await toolCaller(h.client(), 'q', ['workspace', 'session', 'environment_read'])('environment_read', { view: 'snapshot', remote_session_id: rs, snapshot_id: id });
+    assert.equal(foreign.env.error?.code, 'SESSION_NOT_FOUND', 'another principal cannot see the session');
+  });
+
+  it('saving a snapshot is not allowed to a read-only principal', async () => {
+    const r = await readOnly('environment', { remote_session_id: rs });
+    assert.equal(r.env.error?.code, 'TOOL_NOT_ALLOWED');
+  });
+});
