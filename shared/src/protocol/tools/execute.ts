@@ -27,7 +27,7 @@ export const executeTool = {
   input: z.object({
     action: z.enum(['run', 'attach', 'stop', 'stdin', 'status']).default('run'),
     remote_session_id: z.string().describe('From session(action="open")'),
-    purpose: z.string().max(500).optional().describe('Why (shown to the user)'),
+    purpose: z.string().max(500).optional().describe('Why (shown to user)'),
     command: z.string().optional().describe('Shell command line'),
     argv: z.array(z.string()).min(1).optional().describe('Exact argument vector (with shell=false)'),
     shell: z.boolean().optional(),
@@ -38,7 +38,7 @@ export const executeTool = {
     yield_time_ms: z.number().int().min(0).max(120000).optional().describe('Wait at most this long (default 10000)'),
     background: z.boolean().optional(),
     execution_task_id: z.string().optional().describe('attach, stop, stdin, status: the task'),
-    offset: z.number().int().min(0).optional().describe('attach/status: output offset to continue from (default: after the last result; 0: from the start)'),
+    offset: z.number().int().min(0).optional().describe('attach/status: output offset to resume from (default: after the last result; 0: all)'),
     text: z.string().optional().describe('stdin: text to type'),
     keys: z.array(z.string()).optional().describe('stdin: Enter, Tab, Esc, Backspace, Ctrl-C, Ctrl-D, Up, Down…'),
     idempotency_key: z.string().min(1).max(200).optional().describe('Same key + same call = same task; needed to confirm'),

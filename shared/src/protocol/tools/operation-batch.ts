@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { OperationLimits } from '../../constants.js';
 import { envelopeSchema, LooseData, type ToolDef } from './envelope.js';
 import { leanArray, leanInt, leanString } from './lean.js';
+import { PassThroughArguments } from './pass-through-arguments.js';
 
 /** Tools a batch step may never name (issue 12): the operation tools themselves, and tools that need the user in the loop or end the session. */
 export const UNBATCHABLE_TOOLS: readonly string[] = ['operation_batch', 'operation_manage', 'secret_provide', 'session'];
@@ -10,7 +11,7 @@ export const UNBATCHABLE_TOOLS: readonly string[] = ['operation_batch', 'operati
 export const BatchStep = z.strictObject({
   id: leanString(64, 1),
   tool: leanString(64, 1),
-  arguments: z.looseObject({}).optional(),
+  arguments: PassThroughArguments.optional(),
   depends_on: leanArray(leanString(64, 1), OperationLimits.STEPS_MAX).optional(),
 });
 export type BatchStep = z.infer<typeof BatchStep>;
@@ -27,12 +28,11 @@ export const operationBatchTool = {
   name: 'operation_batch',
   title: 'Batch tool calls',
   description:
-    'Up to 32 tool calls as one operation: steps [{id, tool, arguments, depends_on}]. A step runs once its depends_on succeeded; a failure skips dependents. ' +
+    'Up to 32 tool calls as one operation. A step runs once its depends_on succeeded; a failure skips dependents. ' +
     'async (or sync past yield_time_ms) gives operation_id for operation_manage. Same run_id+operation_id never reruns.',
   input: z.object({
     remote_session_id: z.string(),
-    // Listed as bare objects (the description names their keys); checked strictly with BatchStep.
-    steps: leanArray(z.looseObject({}), OperationLimits.STEPS_MAX),
+    steps: leanArray(BatchStep, OperationLimits.STEPS_MAX),
     execution_mode: z.enum(['sync', 'async']).default('sync'),
     yield_time_ms: leanInt().optional(),
     run_id: leanString(200, 1).optional(),

@@ -14,7 +14,8 @@ const listingBytes = (t: ToolDef): number => Buffer.byteLength(JSON.stringify({ 
 
 describe('issue 12 tools in the catalogue', () => {
   it('stay within their listing budgets', () => {
-    for (const [tool, max] of [[operationBatchTool, 900], [operationManageTool, 700], [environmentTool, 450], [environmentReadTool, 550], [secretProvideTool, 650]] as const) {
+    // operation_batch: 960, not 900 — its steps carry their four keys in the schema (Gemini refuses a bare object item; issue 8 catalogue rules).
+    for (const [tool, max] of [[operationBatchTool, 960], [operationManageTool, 700], [environmentTool, 450], [environmentReadTool, 550], [secretProvideTool, 650]] as const) {
       const bytes = listingBytes(tool);
       assert.ok(bytes <= max, `${tool.name}: ${bytes} bytes (budget ${max})`);
     }

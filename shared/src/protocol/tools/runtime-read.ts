@@ -12,7 +12,7 @@ export const runtimeReadTool = {
   description:
     'Facts about this holdfast runtime. view=capabilities: version, build, MCP protocol versions, tool-schema revision, limits. ' +
     'view=project: a workspace\'s project tasks (package.json scripts, Makefile targets, Cargo/Go/pyproject conventions, .holdfast.yaml) for execute(task=NAME). ' +
-    'view=secrets: names and purposes of the session\'s secrets, never values.',
+    'view=secrets: the session\'s secret names and purposes.',
   input: z.object({
     view: z.enum(['capabilities', 'project', 'secrets']).default('capabilities'),
     remote_session_id: z.string().optional().describe("view=project: this session's workspace; view=secrets: this session"),
