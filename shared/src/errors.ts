@@ -89,6 +89,9 @@ export const ERROR_CODES = [
   // Issue 9: a file with other hard links that cannot be written in place (edit says so before writing).
   'HARD_LINKED',
   'INTERNAL',
+  // Security hardening (issue 18): bounded guardian starts, a full disk.
+  'SPAWN_QUEUE_FULL',
+  'DISK_FULL',
 ] as const;
 
 /** One of {@link ERROR_CODES}. */
@@ -109,6 +112,7 @@ const RETRYABLE_BY_DEFAULT: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'GUARDIAN_UNAVAILABLE',
   'NOT_CONNECTED',
   'TIMEOUT',
+  'SPAWN_QUEUE_FULL',
 ]);
 
 /**
