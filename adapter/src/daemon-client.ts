@@ -2,12 +2,13 @@ import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { buildString } from '@holdfast/shared/build';
-import { LinkTimeouts, ProtocolVersions } from '@holdfast/shared/constants';
+import { LinkTimeouts, ProtocolVersions, WireLimits } from '@holdfast/shared/constants';
 import { ControlEvents, type ControlMethod, type ControlParams, type ControlResult } from '@holdfast/shared/control';
 import { HoldfastError } from '@holdfast/shared/errors';
 import { homeLayout, resolveHome, type HomeLayout } from '@holdfast/shared/paths';
 import { isProcessAlive } from '@holdfast/shared/proc';
 import type { PeerRole } from '@holdfast/shared/protocol';
+import { assertOwnSocket } from '@holdfast/shared/run-dir';
 import { dialPeer, type RpcPeer } from '@holdfast/shared/wire';
 
 /** How a call may be repeated after the daemon went away mid-call (DESIGN §4.5). */
@@ -170,9 +171,12 @@ export class DaemonClient {
     let wait = 20;
     for (;;) {
       try {
+        // Only our own daemon can listen there; nothing is sent to anyone else's socket (issue 18).
+        assertOwnSocket(this.layout.daemonSocket);
         const peer = await dialPeer(this.layout.daemonSocket, {
           hello: { proto: ProtocolVersions.CONTROL, role: this.opts.role, build: buildString(), pid: process.pid, features: [] },
           timeoutMs: CONNECT_TIMEOUT_MS,
+          maxFrameBytes: WireLimits.MAX_CONTROL_FRAME_BYTES,
         });
         peer.on('event', (ev, d) => {
           if (ev === ControlEvents.draining) this.handoverSeenAt = Date.now();

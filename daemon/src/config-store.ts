@@ -1,9 +1,10 @@
-import { existsSync, linkSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { Document, isMap, isSeq, parseDocument } from 'yaml';
 import { loadConfig, parseConfigText, type HoldfastConfig, type WorkspaceConfig } from '@holdfast/shared/config';
 import type { WorkspaceView } from '@holdfast/shared/control';
 import { HoldfastError } from '@holdfast/shared/errors';
+import { writeTempFile } from '@holdfast/shared/protocol';
 import { DEFAULT_CONFIG_YAML } from './default-config.js';
 
 /**
@@ -74,9 +75,13 @@ export class ConfigStore {
     const out = doc.toString();
     parseConfigText(out, this.path); // never write a file we could not read back
     mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
-    const tmp = `${this.path}.${process.pid}.tmp`;
-    writeFileSync(tmp, out, { mode: 0o600 });
-    renameSync(tmp, this.path);
+    const tmp = writeTempFile(this.path, out);
+    try {
+      renameSync(tmp, this.path);
+    } catch (err) {
+      rmSync(tmp, { force: true });
+      throw err;
+    }
     this.reload();
     return { workspace: { name: wantName, path: root, description: description ?? '', available: true }, created: true };
   }
@@ -90,8 +95,7 @@ export class ConfigStore {
 export function writeDefaultConfigIfAbsent(path: string): boolean {
   if (existsSync(path)) return false;
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, DEFAULT_CONFIG_YAML, { mode: 0o600 });
+  const tmp = writeTempFile(path, DEFAULT_CONFIG_YAML);
   try {
     linkSync(tmp, path);
     return true;

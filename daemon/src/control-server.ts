@@ -1,7 +1,7 @@
 import { chmodSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { buildString } from '@holdfast/shared/build';
-import { ProtocolVersions } from '@holdfast/shared/protocol';
+import { ProtocolVersions, WireLimits } from '@holdfast/shared/protocol';
 import { acceptPeer, protocolVersionRefusal, type RequestHandler, type RpcPeer } from '@holdfast/shared/wire';
 import type { Logger } from './log.js';
 
@@ -28,6 +28,7 @@ export class ControlServer {
     const server = createServer((socket) => {
       void acceptPeer(socket, {
         helloTimeoutMs: 5000,
+        maxFrameBytes: WireLimits.MAX_CONTROL_FRAME_BYTES,
         handler: this.handler,
         accept: (hello) => {
           if (hello.proto !== ProtocolVersions.CONTROL) return protocolVersionRefusal(hello.proto, [ProtocolVersions.CONTROL], 'daemon');

@@ -7,6 +7,7 @@ import { HoldfastError } from '@holdfast/shared/errors';
 import { newId } from '@holdfast/shared/ids';
 import { ensurePrivateHome, type HomeLayout } from '@holdfast/shared/paths';
 import { ProtocolVersions } from '@holdfast/shared/protocol';
+import { ensurePrivateDir } from '@holdfast/shared/run-dir';
 import { ConfigStore, writeDefaultConfigIfAbsent } from './config-store.js';
 import { ControlServer } from './control-server.js';
 import { DeviceBook } from './desktop/device-book.js';
@@ -34,6 +35,7 @@ import { recoverSessions } from './sessions/recovery.js';
 import { checkpoint, openDatabase, type Db } from './store/db.js';
 import { EnvironmentSnapshotsRepo } from './store/environment-snapshots-repo.js';
 import { DesktopRepo } from './store/desktop-repo.js';
+import { DiskSpace, isDiskFullError } from './store/disk-space.js';
 import { EventsRepo, EventsRetention } from './store/events-repo.js';
 import { OperationsRepo } from './store/operations-repo.js';
 import { RetentionQueries } from './store/retention-queries.js';
@@ -65,6 +67,7 @@ export class Daemon {
   private manager!: SessionManager;
   private execution!: ExecutionEngine;
   private files!: FileServices;
+  private disk!: DiskSpace;
   private oauth!: OAuthService;
   private extensions!: ExtensionServices;
   private work!: WorkServices;
@@ -94,7 +97,13 @@ export class Daemon {
     const l = this.layout;
     const homeWarning = ensurePrivateHome(l.home);
     if (homeWarning) this.log.warn(homeWarning);
-    for (const d of [l.runDir, l.guardianDir, l.sessionsDir, l.logsDir, l.stateDir]) mkdirSync(d, { recursive: true, mode: 0o700 });
+    // The run folder holds the sockets, lock and manifests: it must be ours alone (issue 18).
+    ensurePrivateDir(l.runDir);
+    ensurePrivateDir(l.guardianDir);
+    for (const d of [l.sessionsDir, l.logsDir, l.stateDir]) mkdirSync(d, { recursive: true, mode: 0o700 });
+    // Before anything is written: on a full disk the reserve is given up so this start finds room.
+    this.disk = new DiskSpace(l.stateDir, this.log);
+    this.disk.start();
     this.releaseLock = await acquireDaemonLock(l, this.opts.lockWaitMs, (err) => {
       this.log.error('daemon lock compromised; stopping', { error: err.message });
       void this.stop(false, 1);
@@ -103,8 +112,8 @@ export class Daemon {
     this.configStore = new ConfigStore(l.config);
     this.db = openDatabase(l.db);
     this.sessionsRepo = new SessionsRepo(this.db);
-    this.eventsRepo = new EventsRepo(this.db);
-    this.manager = new SessionManager(l, this.configStore, this.sessionsRepo, this.eventsRepo, this.log, new SessionRolesRepo(this.db));
+    this.eventsRepo = new EventsRepo(this.db, (err) => this.disk.noteError(err));
+    this.manager = new SessionManager(l, this.configStore, this.sessionsRepo, this.eventsRepo, this.log, new SessionRolesRepo(this.db), (err) => this.disk.noteError(err));
     this.execution = createExecutionEngine(this.db, l, this.manager, this.log);
     this.files = new FileServices(this.db, l, { audit: this.execution.services.audit, projects: this.execution.services.projects });
     // OAuth state lives here; adapters cache keys and approvals and hear about changes (issue 14).
@@ -164,6 +173,7 @@ export class Daemon {
       environment: new EnvironmentService(snapshots, this.configStore, this.manager),
       desktop: this.desktop,
       desktopPanel: this.desktopPanel,
+      disk: this.disk,
     };
     const router = createRouter(this.handlers(services), (m) => {
       if (this.draining && m !== 'daemon.status') throw new HoldfastError('DAEMON_DRAINING', 'holdfastd is restarting; retry in a moment', { retryable: true });
@@ -188,6 +198,14 @@ export class Daemon {
     if (ops.resumed + ops.interrupted > 0) this.log.info('operations recovered', ops);
     this.retention.start();
     this.log.info('holdfastd ready', { pid: process.pid, build: buildString(), home: l.home });
+  }
+
+  /**
+   * Notes a write error raised outside any request (a timer, a guardian event): true when it was a
+   * full disk, which holdfastd survives (issue 18).
+   */
+  noteWriteError(err: unknown): boolean {
+    return this.disk?.noteError(err) ?? isDiskFullError(err);
   }
 
   private handlers(services: ToolServices): ControlHandlers {
@@ -223,7 +241,7 @@ export class Daemon {
         if (r.created) this.eventsRepo.append({ workspace: r.workspace.name, kind: 'workspace.registered', data: { path: r.workspace.path } });
         return r;
       },
-      'session.open': (p) => m.open(p),
+      'session.open': (p, ctx) => m.open({ ...p, signal: ctx.signal }),
       'session.list': async (p) => ({ sessions: await m.list(p.all) }),
       'session.get': async (p) => {
         m.requireExisting(p.id);
@@ -368,6 +386,7 @@ export class Daemon {
     this.retention?.stop();
     this.streams?.stop();
     this.execution?.stop();
+    this.disk?.stop();
     await this.files?.close();
     if (killSessions && this.manager) {
       await Promise.all(this.sessionsRepo.listLive().map((r) => this.manager.end(r.id, 'killed').catch(() => undefined)));

@@ -31,6 +31,16 @@ async function main(): Promise<void> {
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
   process.on('SIGHUP', () => undefined);
+  // A write that hits a full disk outside any request (a timer, a guardian event) must not end the
+  // daemon: the agent needs it to free space (issue 18). Anything else still ends it, as before.
+  process.on('uncaughtException', (err) => {
+    if (daemon.noteWriteError(err)) {
+      log.error('a write failed on a full disk; holdfastd keeps running', { error: err.message });
+      return;
+    }
+    process.stderr.write(`${err.stack ?? String(err)}\n`);
+    process.exit(1);
+  });
   try {
     await daemon.start();
   } catch (err) {

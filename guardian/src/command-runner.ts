@@ -1,11 +1,11 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CommandRecord, ExecParams, ExecResult, InputParams, SegmentLog } from '@holdfast/shared/protocol';
 import { HoldfastError, KEY_SEQUENCES } from '@holdfast/shared/protocol';
 import type { Clock } from './clock.js';
 import { commandLine, typedLineFromEcho } from './command-line.js';
 import { CommandLimits, ShellTimings } from './constants.js';
-import { looksLikePrompt, probeForeground } from './input-probe.js';
+import { looksLikePrompt, probeForeground, shellPromptEvidence } from './input-probe.js';
 import { log } from './log.js';
 import { killEscalate } from './process-killer.js';
 import { procLink, readProcStat } from '@holdfast/shared/protocol';
@@ -25,7 +25,9 @@ import type { TerminalSanity } from './terminal-sanity.js';
  * command-line.ts), so it always prints `C`: a `D` before that `C` belongs to an earlier line and
  * is ignored. A `C` with no following `D` (PROMPT_COMMAND clobbered) ends the command at the
  * next prompt (`A`) with no exit code; a shell that exits ends it with the shell's exit code; a
- * command bash never started ends on `g.stop` with 130.
+ * command bash never started ends on `g.stop` with 130. An announced end counts only once the
+ * prompt's end (`B`) is followed by kernel evidence that the shell itself waits at its prompt
+ * (see `confirmEnd`, issue 18): a program cannot end its own command with forged markers.
  *
  * Waiting (`exec`, `wait`) returns when the command finished, when `waitMs` passed (or the
  * caller's request deadline is near), or early with `awaitingInput: true` when the PTY has been
@@ -75,6 +77,33 @@ interface Foreground {
   spillFiles: string[];
   /** Pipes handing secret values to the command (removed when it finishes; issue 12). */
   handoff?: SecretHandoff;
+  /**
+   * The end the markers announced (`D`, or `A` without one), waiting for the shell's prompt to be
+   * confirmed by the kernel (issue 18); a later `D` replaces it.
+   */
+  pendingEnd?: { code: number | null; offset: number };
+  /** Bumped by every marker: a confirmation in flight for an older one is dropped. */
+  verifying?: number;
+}
+
+/**
+ * Pauses between checks that the shell sits at its prompt after an end marker, ms: doubling from
+ * 1 up to {@link PROMPT_CHECK_FAST_MAX_MS} (the shell reaches readline within milliseconds), and up
+ * to {@link PROMPT_CHECK_MAX_MS} once a check has waited {@link PROMPT_CHECK_SLOW_AFTER_MS} (a
+ * program holding the terminal after printing fake markers).
+ */
+const PROMPT_CHECK_FAST_MAX_MS = 8;
+const PROMPT_CHECK_MAX_MS = 50;
+const PROMPT_CHECK_SLOW_AFTER_MS = 1000;
+/** An end marker not confirmed for this long is logged once with the kernel's view, ms. */
+const PROMPT_UNCONFIRMED_LOG_MS = 2000;
+
+function procSyscall(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/syscall`, 'latin1').trim().split(' ').slice(0, 2).join(' ');
+  } catch {
+    return '?';
+  }
 }
 
 const copy = (r: CommandRecord): CommandRecord => ({ ...r });
@@ -304,15 +333,18 @@ export class CommandRunner {
 
   private onMarker(m: MarkerEvent): void {
     const fg = this.fg;
+    if (fg) fg.verifying = (fg.verifying ?? 0) + 1;
     switch (m.kind) {
       case 'A':
-        if (fg?.started) this.finish(fg, null, m.offset); // no D came: PROMPT_COMMAND was clobbered
+        // No D came (PROMPT_COMMAND was clobbered): the command ends here, with no exit code.
+        if (fg?.started && !fg.pendingEnd) fg.pendingEnd = { code: null, offset: m.offset };
         break;
       case 'B':
         this.atPrompt = true;
         this.dirtyPrompt = false;
         this.promptEnd = m.offset;
         this.d.sanity.done();
+        if (fg?.pendingEnd) this.confirmEnd(fg, fg.verifying!);
         break;
       case 'C':
         this.atPrompt = false;
@@ -336,14 +368,54 @@ export class CommandRunner {
         break;
       case 'D':
         // A D before our C belongs to a line typed earlier (keys a program left unread, an empty
-        // line): every line we type is one command and prints C first, so it is not ours.
+        // line): every line we type is one command and prints C first, so it is not ours. The end
+        // it announces counts once the shell is seen at its prompt (B, then confirmEnd).
         if (fg?.started) {
           const code = m.arg !== null && /^\d+$/.test(m.arg) ? Number(m.arg) : null;
-          this.finish(fg, code, m.offset);
+          fg.pendingEnd = { code, offset: m.offset };
         }
         break;
     }
     this.notify();
+  }
+
+  /**
+   * Finishes the foreground command at its announced end once the kernel shows the shell itself
+   * waiting at its prompt (issue 18): a program in the session can print the markers (the nonce is
+   * no secret from code the shell runs), but it cannot make the terminal's foreground the shell's
+   * own process group with the shell blocked reading the terminal. While a job still owns the
+   * terminal (or the shell is busy), the check repeats — every marker restarts it, and the last
+   * `D` before the real prompt wins. A check that succeeds is repeated after the pending PTY
+   * output has been read (setImmediate runs after the poll phase), so markers already written by
+   * the real prompt are never overtaken.
+   */
+  private confirmEnd(fg: Foreground, token: number): void {
+    let pauseMs = 0;
+    const since = Date.now();
+    let logged = false;
+    const stale = (): boolean => this.fg !== fg || fg.verifying !== token || !fg.pendingEnd || this.closed;
+    const check = (confirmed: boolean): void => {
+      if (stale()) return;
+      const pid = this.d.host.pid;
+      const evidence = shellPromptEvidence(pid, this.d.host.ptsPath);
+      if (!logged && Date.now() - since > PROMPT_UNCONFIRMED_LOG_MS && evidence !== 'at_prompt') {
+        logged = true;
+        const st = readProcStat(pid);
+        log(`end of ${fg.rec.id} announced ${Date.now() - since} ms ago is not confirmed: shell pid ${pid} ${evidence} (state ${st?.state} pgrp ${st?.pgrp} tpgid ${st?.tpgid}, syscall ${procSyscall(pid)})`);
+      }
+      if (evidence === 'at_prompt' || evidence === 'unknown') {
+        if (!confirmed && evidence === 'at_prompt') {
+          setImmediate(() => check(true));
+          return;
+        }
+        const end = fg.pendingEnd!;
+        this.finish(fg, end.code, end.offset);
+        return;
+      }
+      pauseMs = Math.min(Date.now() - since < PROMPT_CHECK_SLOW_AFTER_MS ? PROMPT_CHECK_FAST_MAX_MS : PROMPT_CHECK_MAX_MS, Math.max(1, pauseMs * 2));
+      setTimeout(() => check(false), pauseMs).unref();
+    };
+    check(false);
   }
 
   private finish(fg: Foreground, exitCode: number | null, outputEnd: number, notStarted?: CommandRecord['notStarted']): void {

@@ -83,6 +83,39 @@ export function probeForeground(shellPid: number, ptsPath: string | null): TtyPr
   return result;
 }
 
+/** What the kernel says about the shell itself after it printed its prompt (see {@link shellPromptEvidence}). */
+export type PromptEvidence = 'at_prompt' | 'busy' | 'foreground_job' | 'unknown';
+
+/**
+ * Is the shell itself waiting for a command line? (issue 18: authenticating the command-end
+ * marker.) True evidence: the terminal's foreground process group is the shell's own (no job
+ * runs in the foreground) and the shell is blocked waiting for the terminal — readline in
+ * `pselect6`/`poll`, or `read` on the PTY. A program that printed a fake end marker is either in
+ * the foreground itself (`foreground_job`) or runs while the shell executes something else
+ * (`busy`); `unknown` when /proc cannot tell (then the marker is taken as it is).
+ */
+export function shellPromptEvidence(shellPid: number, ptsPath: string | null): PromptEvidence {
+  const shell = readProcStat(shellPid);
+  if (!shell || shell.tpgid <= 0) return 'unknown';
+  if (shell.tpgid !== shell.pgrp) return 'foreground_job';
+  const sc = readText(`/proc/${shellPid}/syscall`);
+  if (sc === null) {
+    const wchan = readText(`/proc/${shellPid}/wchan`);
+    if (wchan === null || wchan === '0') return 'unknown';
+    return wchan === 'n_tty_read' || wchan === 'wait_woken' || /poll|select/.test(wchan) ? 'at_prompt' : 'busy';
+  }
+  if (sc === 'running') return 'busy';
+  const parts = sc.split(' ');
+  const nr = Number(parts[0]);
+  if ((POLL_CALLS[process.arch] ?? []).includes(nr)) return 'at_prompt';
+  if ((READ_CALLS[process.arch] ?? []).includes(nr)) {
+    const fd = Number.parseInt(parts[1] ?? '', 16);
+    const target = Number.isFinite(fd) ? procLink(shellPid, `fd/${fd}`) : null;
+    return target !== null && (ptsPath === null || target === ptsPath) ? 'at_prompt' : 'busy';
+  }
+  return 'busy';
+}
+
 /**
  * Is `target` (what `/proc/<pid>/fd/<n>` links to) the session's terminal? `/dev/tty` always is
  * for a member of the terminal's foreground group: it names the process's controlling terminal.

@@ -2,8 +2,11 @@
  * Streaming parser of the guardian's shell-integration markers (DESIGN §5).
  *
  * The shell prints `ESC ] 633 ; HF<nonce> ; <kind>[;<arg>] BEL` (or `ESC \` as terminator) at
- * command boundaries. The nonce is random per guardian, so a program cannot fake a boundary by
- * printing a marker of its own. The parser removes our markers from the byte stream and reports
+ * command boundaries. The nonce is random per guardian, so output that merely contains markers
+ * (a log of another session, another terminal integration) is never taken for ours. It is no
+ * secret from code the shell runs, though: whether an end marker is authentic is decided by the
+ * command runner from the kernel's view of the shell (issue 18). The parser removes our markers
+ * from the byte stream and reports
  * where they were; everything else — including other OSC 633 sequences — passes through as is.
  *
  * A marker may be split across chunks at any byte: a possible marker start at the end of a chunk

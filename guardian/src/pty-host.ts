@@ -12,7 +12,7 @@ import { MarkerParser, type MarkerKind } from './marker-parser.js';
 import { killEscalate, type KillTargets } from './process-killer.js';
 import { INTERACTIVE_RC_FILES, readProgress, resetProgress, writeLoginFile } from './rc-files.js';
 import { innermostPid, type Launch } from './sandbox-launch.js';
-import { supportsIntegration, type IntegrationFiles } from './shell-integration.js';
+import { removeIntegrationFiles, supportsIntegration, type IntegrationFiles } from './shell-integration.js';
 import { NO_PATTERNS, StreamRedactor, type PatternSet } from './secrets/redactor.js';
 
 /**
@@ -68,6 +68,8 @@ export interface PtyHostOptions {
   shellPath: string;
   nonce: string;
   files: IntegrationFiles;
+  /** Writes the integration files before a shell starts (they are removed once it is ready, issue 18). */
+  writeFiles?: () => void;
   log: SegmentLog;
   clock: Clock;
   /** Runs the shell inside the session's sandbox (issue 17, sandbox-launch.ts); absent = as is. */
@@ -170,7 +172,9 @@ export class PtyHost extends EventEmitter<{ marker: [MarkerEvent]; output: []; r
     if (!i) return 0;
     if (!this.opts.wrap || i.shellPid !== undefined) return i.shellPid ?? i.pid;
     const inner = i.alive ? innermostPid(i.pid) : null;
-    if (inner !== null) i.shellPid = inner;
+    // Only a descendant is remembered: right after the fork the spawned pid has not exec'd bwrap
+    // yet and answers for itself, which must not stick (the prompt check reads this pid, issue 18).
+    if (inner !== null && inner !== i.pid) i.shellPid = inner;
     return inner ?? i.pid;
   }
 
@@ -349,6 +353,7 @@ export class PtyHost extends EventEmitter<{ marker: [MarkerEvent]; output: []; r
       log(`cwd ${cwd} does not exist; starting the shell in ${o.env.HOME ?? '/'}`);
       cwd = o.env.HOME && existsSync(o.env.HOME) ? o.env.HOME : '/';
     }
+    if (mode !== 'plain') o.writeFiles?.();
     let p: pty.IPty;
     let launcher: string | null = null;
     try {
@@ -500,6 +505,8 @@ export class PtyHost extends EventEmitter<{ marker: [MarkerEvent]; output: []; r
       this.opts.log.append(this.redactor.flush());
       if (it.marker === 'A' && !inst.ready) {
         inst.ready = true;
+        // The shell has read its rc files: the nonce they hold leaves the disk (issue 18).
+        if (this.opts.writeFiles) removeIntegrationFiles(this.opts.files);
         stopWatch(inst);
         this.settledMode = inst.mode;
         if (this.skipped && inst.mode !== 'rc' && inst.mode !== 'plain') this.notice ??= describeRcSkipped(this.skipped);

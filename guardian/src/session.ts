@@ -31,7 +31,7 @@ import { findShell, PtyHost, type ShellExit } from './pty-host.js';
 import { routeRequest } from './request-router.js';
 import { ScreenModel } from './screen-model.js';
 import { sandboxEnv, sandboxLaunch } from './sandbox-launch.js';
-import { writeIntegrationFiles } from './shell-integration.js';
+import { writeIntegrationFiles, type IntegrationFiles } from './shell-integration.js';
 import { TaskRunner } from './task-runner.js';
 import { TerminalSanity } from './terminal-sanity.js';
 import { UpstreamHost } from './upstream/upstream-host.js';
@@ -84,7 +84,8 @@ export class Session {
     private readonly bundlePath: string,
   ) {
     mkdirSync(spec.sessionDir, { recursive: true, mode: 0o700 });
-    const files = writeIntegrationFiles(join(spec.sessionDir, 'shell'), this.nonce);
+    const writeFiles = (): IntegrationFiles => writeIntegrationFiles(join(spec.sessionDir, 'shell'), this.nonce);
+    const files = writeFiles();
     this.ptyLog = new SegmentLog(join(spec.sessionDir, 'pty'), OutputLimits.PTY_LOG_SEGMENT_BYTES, OutputLimits.PTY_LOG_SEGMENTS);
     const baseEnv: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined) baseEnv[k] = v;
@@ -104,6 +105,7 @@ export class Session {
       shellPath,
       nonce: this.nonce,
       files,
+      writeFiles,
       log: this.ptyLog,
       clock: this.clock,
       redaction: this.secrets.patterns,

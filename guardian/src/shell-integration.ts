@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findStty, hygieneScript } from './prompt-hygiene.js';
 import { shQuote, writeRcFiles, type RcFiles } from './rc-files.js';
@@ -23,6 +23,10 @@ import { shQuote, writeRcFiles, type RcFiles } from './rc-files.js';
  * `integration.sh` holds the markers and what runs at every prompt (prompt-hygiene.ts: terminal
  * and screen modes, history, TMOUT); `rc.sh` (rc-files.ts) loads the user's files first. The
  * shell runs as `bash --noprofile --rcfile rc.sh -i`, else with the fallbacks of rc-files.ts.
+ *
+ * `integration.sh` holds the nonce: it is removed as soon as the shell is ready and written again
+ * before the session's next shell starts (issue 18). The nonce keeps stray markers out; the
+ * authenticity of a command's end is checked by the command runner against the kernel.
  */
 export type IntegrationFiles = RcFiles & {
   /** Environment changes for the shell (written by the guardian, sourced before each prompt; issue 15: DISPLAY). */
@@ -87,4 +91,13 @@ export function writeIntegrationFiles(dir: string, nonce: string): IntegrationFi
   const envFile = join(dir, 'display.sh');
   writeFileSync(integrationFile, integrationScript(nonce, join(dir, 'bash_history'), envFile, hygiene), { mode: 0o600 });
   return { ...writeRcFiles(dir, integrationFile), envFile };
+}
+
+/**
+ * Removes `integration.sh` once the shell has loaded it (issue 18): it holds the marker nonce, and
+ * every program in the session runs as the same user. It is written again before the next shell
+ * of the session starts (reset, rc fallback).
+ */
+export function removeIntegrationFiles(files: IntegrationFiles): void {
+  rmSync(files.integrationFile, { force: true });
 }

@@ -5,8 +5,14 @@
 
 /** Wire limits (DESIGN §3). */
 export const WireLimits = {
-  /** Largest control or guardian frame, payload bytes. Larger payloads are paged by offset. */
+  /** Largest guardian frame (and default of every framed socket), payload bytes. Larger payloads are paged by offset. */
   MAX_FRAME_BYTES: 8 * 1024 * 1024,
+  /**
+   * Largest frame on the control socket (adapter/CLI ↔ daemon), payload bytes (issue 18): a
+   * `tool.call` carries an MCP request body of up to 64 MiB (`limits.max_body_bytes`; edits of
+   * files up to FileLimits.EDIT_MAX_FILE_BYTES), plus room for the envelope.
+   */
+  MAX_CONTROL_FRAME_BYTES: 72 * 1024 * 1024,
   /** Largest chunk of output returned by one `read`, bytes (stays well under a frame). */
   MAX_READ_BYTES: 4 * 1024 * 1024,
 } as const;
@@ -33,6 +39,10 @@ export const SessionDefaults = {
   IDLE_TTL_NEVER_EXECUTED_S: 1800,
   /** Idle TTL of a session that executed something, seconds. */
   IDLE_TTL_EXECUTED_S: 86400,
+  /** Guardians starting at once at most (issue 18, `sessions.spawn.concurrency`). */
+  SPAWN_CONCURRENCY: 4,
+  /** Opens waiting for a guardian start at most; beyond, `SPAWN_QUEUE_FULL` (`sessions.spawn.queue`). */
+  SPAWN_QUEUE: 64,
   /** Live guardians at most. */
   MAX_LIVE_SESSIONS: 32,
   /** How often the reaper looks, milliseconds. */

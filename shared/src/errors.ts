@@ -92,6 +92,9 @@ export const ERROR_CODES = [
   // Desktop panel (issue 16).
   'VIEW_REQUIRES_TERMINAL',
   'PANEL_UNAVAILABLE',
+  // Security hardening (issue 18): bounded guardian starts, a full disk.
+  'SPAWN_QUEUE_FULL',
+  'DISK_FULL',
 ] as const;
 
 /** One of {@link ERROR_CODES}. */
@@ -112,6 +115,7 @@ const RETRYABLE_BY_DEFAULT: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'GUARDIAN_UNAVAILABLE',
   'NOT_CONNECTED',
   'TIMEOUT',
+  'SPAWN_QUEUE_FULL',
 ]);
 
 /**

@@ -93,3 +93,22 @@ export function isProcessAlive(pid: number, startTime?: string | null): boolean 
   if (s === null || !isLive(s)) return false;
   return startTime ? s.startTime === startTime : true;
 }
+
+/**
+ * True when `pid` is the very process that was recorded: alive, not a zombie, with exactly this
+ * start time. Without a start time nothing is identified, so the answer is false (issue 18: a
+ * manifest without a verifiable start time is never acted on — its pid could be anyone's).
+ */
+export function isSameProcess(pid: number, startTime: string | null | undefined): boolean {
+  return typeof startTime === 'string' && /^\d+$/.test(startTime) && isProcessAlive(pid, startTime);
+}
+
+/** Real uid of a process (`/proc/<pid>/status`), or null when it is gone. */
+export function processUid(pid: number): number | null {
+  try {
+    const m = /^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'latin1'));
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { WireLimits } from '@holdfast/shared/constants';
 import { encodeFrame, FrameDecoder } from '@holdfast/shared/wire';
 import { pollUntil, TestHome } from './_harness/home.js';
 
@@ -37,7 +38,7 @@ describe('the control socket survives bad frames (DESIGN §3)', () => {
   it('an oversize frame header is refused with FRAME_TOO_LARGE before any payload', async () => {
     const bad = rawConnection(h.layout.daemonSocket);
     const header = Buffer.alloc(4);
-    header.writeUInt32BE(64 * 1024 * 1024);
+    header.writeUInt32BE(WireLimits.MAX_CONTROL_FRAME_BYTES + 1);
     bad.s.write(header);
     await pollUntil('the oversize connection to close', () => bad.isClosed(), 5000);
     assert.equal((bad.frames[0] as { e: { code: string } }).e.code, 'FRAME_TOO_LARGE');

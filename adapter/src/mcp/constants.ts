@@ -1,3 +1,5 @@
+import { OWNER_PRINCIPAL } from '@holdfast/shared/config';
+
 /**
  * Named limits and timings of the MCP adapter (DESIGN §6.2), grouped by purpose, units in names.
  * Operator-tunable values are defaults of `config.yaml` keys (shared/src/config/schema.ts);
@@ -44,6 +46,23 @@ export const HttpConstants = {
   CONVERSATION_HEADER: 'x-holdfast-conversation-id',
 } as const;
 
+/**
+ * Read deadlines of a request (issue 18): a slow client must not hold a connection, a concurrency
+ * slot or body-budget bytes longer than it takes to send its request at a modest rate.
+ */
+export const ReadDeadlines = {
+  /** The request line and headers must arrive within this, ms (Node's `headersTimeout` → 408). */
+  HEADERS_MS: 5000,
+  /** How often Node checks connections against the header deadline, ms (default 30 s). */
+  CONNECTIONS_CHECK_INTERVAL_MS: 1000,
+  /** A body may take this long before the minimum rate applies, ms. */
+  BODY_GRACE_MS: 5000,
+  /** After the grace, a body must have arrived at this average rate at least, bytes/s (else 408). */
+  BODY_MIN_BYTES_PER_S: 64 * 1024,
+  /** How often a body being read is checked against its deadline, ms. */
+  BODY_CHECK_INTERVAL_MS: 500,
+} as const;
+
 /** Forwarding tool calls to the daemon. */
 export const ForwardConstants = {
   /** Extra time the daemon call gets beyond the request timeout, so the HTTP layer decides first, ms. */
@@ -58,8 +77,8 @@ export const ForwardConstants = {
   PROGRESS_INTERVAL_MS: 10_000,
 } as const;
 
-/** Names of built-in principals. */
+/** Names of built-in principals (reserved in principals files, shared/config `reservedPrincipalName`). */
 export const PrincipalNames = {
   /** The machine owner: the single configured token, `--auth open`, and stdio. */
-  OWNER: 'owner',
+  OWNER: OWNER_PRINCIPAL,
 } as const;

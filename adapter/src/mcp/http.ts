@@ -1,13 +1,13 @@
 import { createServer, type IncomingMessage, type Server as NodeHttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createMcpHandler, isLegacyRequest, type AuthInfo, type McpHttpHandler } from '@modelcontextprotocol/server';
-import { AuthConstants, HttpConstants } from './constants.js';
+import { AuthConstants, HttpConstants, ReadDeadlines } from './constants.js';
 import type { OAuthBackend } from '../oauth/backend.js';
 import type { OAuthFront } from '../oauth/front.js';
 import type { OAuthSettings } from '../oauth/settings.js';
 import { HostOriginGuard } from './host-origin.js';
 import { LegacySessions } from './legacy-sessions.js';
-import { BodyBudget, ConcurrencyGate, RateLimiter, rateBucket } from './limits.js';
+import { batchRefusal, BodyBudget, bodyBehindDeadline, ConcurrencyGate, RateLimiter, rateBucket } from './limits.js';
 import { readBody, rpcErrorBody, sendJson, toWebRequest, writeWebResponse } from './node-bridge.js';
 import type { Principal } from './principals.js';
 import { clientAddress, requestAuthenticator, type AuthMode } from './request-auth.js';
@@ -96,6 +96,11 @@ export async function startHttpServer(
   async function dispatch(req: IncomingMessage, res: ServerResponse, principal: Principal, path: string, search: string): Promise<void> {
     const body = req.method === 'POST' ? await readJsonBody(req, res) : { held: 0 };
     if (body === null) return;
+    const batch = batchRefusal(body.parsedBody);
+    if (batch !== null) {
+      bodies.give(body.held);
+      return sendJson(res, 400, rpcErrorBody(batch, -32600));
+    }
     try {
       await dispatchParsed(req, res, principal, path, search, body.rawBody, body.parsedBody);
     } finally {
@@ -109,8 +114,13 @@ export async function startHttpServer(
    * the budget stay taken until the request is answered.
    */
   async function readJsonBody(req: IncomingMessage, res: ServerResponse): Promise<{ rawBody?: string; parsedBody?: unknown; held: number } | null> {
-    const body = await readBody(req, cfg.maxBodyBytes, bodies);
+    const body = await readBody(req, cfg.maxBodyBytes, bodies, { intervalMs: ReadDeadlines.BODY_CHECK_INTERVAL_MS, behind: bodyBehindDeadline });
     if (!body.ok) {
+      if (body.reason === 'too_slow') {
+        sendJson(res, 408, rpcErrorBody(`Request Timeout: the request body arrived slower than ${ReadDeadlines.BODY_MIN_BYTES_PER_S} bytes/s after ${ReadDeadlines.BODY_GRACE_MS} ms`), { connection: 'close' });
+        req.socket.destroySoon();
+        return null;
+      }
       if (body.reason === 'too_large') {
         sendJson(res, 413, rpcErrorBody(`Payload Too Large: the request body exceeds ${cfg.maxBodyBytes} bytes`), { connection: 'close' });
         req.resume();
@@ -247,7 +257,9 @@ export async function startHttpServer(
     sendJson(res, 429, rpcErrorBody(`Too Many Requests: more than ${cfg.requestsPerMinute} ${what} per minute`), { 'retry-after': '1' });
   }
 
-  const server: NodeHttpServer = createServer((req, res) => {
+  // Header deadline (issue 18): Node answers 408 and closes a connection whose request line and
+  // headers take longer than this, checked every second instead of every 30 s.
+  const server: NodeHttpServer = createServer({ connectionsCheckingInterval: ReadDeadlines.CONNECTIONS_CHECK_INTERVAL_MS, headersTimeout: ReadDeadlines.HEADERS_MS }, (req, res) => {
     handle(req, res).catch((err: unknown) => {
       log(`http: ${(err as Error).stack ?? String(err)}`);
       if (!res.headersSent) sendJson(res, 500, rpcErrorBody('Internal Server Error'));

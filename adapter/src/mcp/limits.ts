@@ -1,10 +1,12 @@
-import { HttpConstants } from './constants.js';
+import { HttpConstants, ReadDeadlines } from './constants.js';
 
 /**
  * Admission control of HTTP requests (DESIGN §6.2): a rate limit per bucket (token bucket:
  * `perMinute` requests in a burst, refilled at `perMinute` per minute; over it → 429), an
  * in-flight concurrency cap (over it → 503) and a budget of request-body bytes held in memory at
- * once (over it → 503). Every refusal carries `Retry-After: 1`.
+ * once (over it → 503). Every refusal carries `Retry-After: 1`. Issue 18 adds the read deadlines
+ * of headers and bodies (408) and the refusal of JSON-RPC batches (400), which would otherwise
+ * carry many calls past the rate and concurrency limits in one request.
  */
 
 /**
@@ -109,4 +111,25 @@ export class BodyBudget {
   give(n: number): void {
     this.used = Math.max(0, this.used - n);
   }
+}
+
+/**
+ * Is a body that has sent `receivedBytes` after `elapsedMs` behind its read deadline (issue 18)?
+ * The first {@link ReadDeadlines.BODY_GRACE_MS} are free; after that the body must have arrived
+ * at {@link ReadDeadlines.BODY_MIN_BYTES_PER_S} on average over the time past the grace — so a
+ * 64 MiB upload at 1 MiB/s passes, while a trickle of a few bytes a second is cut after ~5 s.
+ */
+export function bodyBehindDeadline(receivedBytes: number, elapsedMs: number): boolean {
+  const over = elapsedMs - ReadDeadlines.BODY_GRACE_MS;
+  return over > 0 && receivedBytes < (over / 1000) * ReadDeadlines.BODY_MIN_BYTES_PER_S;
+}
+
+/**
+ * The refusal of a JSON-RPC batch (a JSON array body), or null for anything else (issue 18).
+ * MCP dropped batching in 2025-06-18 and neither protocol revision holdfast serves uses it; a
+ * batch would carry many tool calls past the per-request rate and concurrency limits.
+ */
+export function batchRefusal(parsedBody: unknown): string | null {
+  if (!Array.isArray(parsedBody)) return null;
+  return `Invalid Request: JSON-RPC batches (${parsedBody.length} messages in one body) are not accepted; send one JSON-RPC message per HTTP request`;
 }

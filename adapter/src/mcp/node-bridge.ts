@@ -11,15 +11,22 @@ import type { BodyBudget } from './limits.js';
  * Outcome of {@link readBody}. `held`: bytes taken from the body budget, to give back when the
  * request has been answered. `busy`: the body budget is spent (answer 503).
  */
-export type BodyOutcome = { ok: true; body: Buffer; held: number } | { ok: false; reason: 'too_large' | 'aborted' | 'busy' };
+export type BodyOutcome = { ok: true; body: Buffer; held: number } | { ok: false; reason: 'too_large' | 'aborted' | 'busy' | 'too_slow' };
+
+/** Read deadline of a body: checked every `intervalMs`; `behind(received, elapsedMs)` ends it (`too_slow`). */
+export interface BodyDeadline {
+  intervalMs: number;
+  behind: (receivedBytes: number, elapsedMs: number) => boolean;
+}
 
 /**
  * Reads a request body of at most `maxBytes`. A declared `Content-Length` over the limit is
  * refused before anything is read; otherwise reading stops as soon as the limit is passed. With a
  * `budget`, every chunk is counted against it as it arrives (a declared length that does not fit
- * what is left is refused at once); on any failure the bytes taken are given back.
+ * what is left is refused at once); on any failure the bytes taken are given back. With a
+ * `deadline`, a body that falls behind it ends with `too_slow` (issue 18).
  */
-export function readBody(req: IncomingMessage, maxBytes: number, budget?: BodyBudget): Promise<BodyOutcome> {
+export function readBody(req: IncomingMessage, maxBytes: number, budget?: BodyBudget, deadline?: BodyDeadline): Promise<BodyOutcome> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) return Promise.resolve({ ok: false, reason: 'too_large' });
   if (budget !== undefined && Number.isFinite(declared) && declared > budget.available) return Promise.resolve({ ok: false, reason: 'busy' });
@@ -28,9 +35,19 @@ export function readBody(req: IncomingMessage, maxBytes: number, budget?: BodyBu
     let total = 0;
     let held = 0;
     let settled = false;
+    const started = Date.now();
+    const timer = deadline
+      ? setInterval(() => {
+          if (deadline.behind(total, Date.now() - started)) {
+            chunks.length = 0;
+            finish({ ok: false, reason: 'too_slow' });
+          }
+        }, deadline.intervalMs)
+      : null;
     const finish = (v: BodyOutcome): void => {
       if (settled) return;
       settled = true;
+      if (timer) clearInterval(timer);
       if (!v.ok && held > 0) {
         budget?.give(held);
         held = 0;

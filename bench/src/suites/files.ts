@@ -21,6 +21,8 @@ const NEEDLE = 'NEEDLE_7f3a';
 function fixtures(ws: string): void {
   const line = 'const value = computeSomething(alpha, beta, gamma); // filler text\n';
   writeFileSync(join(ws, 'one-kb.ts'), line.repeat(Math.ceil(1024 / line.length)).slice(0, 1024));
+  mkdirSync(join(ws, 'a', 'b', 'c', 'd', 'e', 'f'), { recursive: true });
+  writeFileSync(join(ws, 'a', 'b', 'c', 'd', 'e', 'f', 'one-kb.ts'), line.repeat(Math.ceil(1024 / line.length)).slice(0, 1024));
   writeFileSync(join(ws, 'one-mb.ts'), line.repeat(Math.ceil((1024 * 1024) / line.length)).slice(0, 1024 * 1024));
   mkdirSync(join(ws, 'batch'), { recursive: true });
   for (let i = 0; i < 100; i++) writeFileSync(join(ws, 'batch', `f${i}.ts`), `// file ${i}\n${line.repeat(15)}`.slice(0, 1024));
@@ -72,6 +74,12 @@ export async function filesSuite(): Promise<void> {
       const f = median(await sample(n, () => readFile(abs(path), 'utf8')));
       report({ suite: S, measure: `${label} (stdio)`, value: fmtMs(o), baseline: `server-filesystem ${fmtMs(s)}`, ratio: ratio(o, s), note: `goal ${label.endsWith('KB') ? '≤ 1.0×' : '≤ 0.6×'}; DC ${fmtMs(d)}, fs ${fmtMs(f)}` });
     }
+
+    // Issue 18: file-tool paths are opened without following symlinks at any step; the cost must
+    // not grow with the depth of the folder (one open + readlink of the folder, whatever its depth).
+    const oTop = median(await sample(300, readOurs(ours, 'one-kb.ts')));
+    const oDeep = median(await sample(300, readOurs(ours, 'a/b/c/d/e/f/one-kb.ts')));
+    report({ suite: S, measure: 'read 1 KB, 6 folders deep (stdio)', value: fmtMs(oDeep), baseline: `same file at the root ${fmtMs(oTop)}`, ratio: ratio(oDeep, oTop), note: 'no-follow walk (issue 18): goal ≈ 1.0×' });
 
     const paths = Array.from({ length: 100 }, (_, i) => `batch/f${i}.ts`);
     const oBatch = median(await sample(40, async () => {

@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fchmodSync, fchownSync, fdatasyncSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
-import { chown, open, rename, unlink, type FileHandle } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { HoldfastError } from '@holdfast/shared/errors';
 import { isProcessAlive } from '@holdfast/shared/proc';
+import { openParentBeneath, withParentBeneath, type DirHandle } from './beneath.js';
 
 /** Bytes per write call (a killed writer stops between two of them at worst). */
 const WRITE_CHUNK_BYTES = 4 * 1024 * 1024;
@@ -29,6 +31,11 @@ export interface AtomicWriteOptions {
   journal?: TempJournal;
   /** Test seam: called after each chunk is written, with the bytes written so far. */
   onChunk?: (written: number) => void | Promise<void>;
+  /**
+   * Folder the target's path is opened from without following symlinks (files/beneath.ts, issue
+   * 18): the workspace root for workspace files; `/` by default (the target is canonical).
+   */
+  base?: string;
 }
 
 /** A temp file written and fsynced, waiting to be renamed over its target. */
@@ -41,39 +48,49 @@ export interface StagedWrite {
   abort(): Promise<void>;
 }
 
-/** The temp name for a target: hidden, in the same folder (same filesystem: rename is atomic). */
-export function tempNameFor(target: string): string {
-  return join(dirname(target), `.${basename(target)}.hf-${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
+/** The temp name for a target's name: hidden, in the same folder (same filesystem: rename is atomic). */
+export function tempNameFor(name: string): string {
+  return `.${name}.hf-${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
 }
 
-async function fsyncDir(dir: string): Promise<void> {
-  let h: FileHandle | null = null;
+/** Flags of a new temp file: created here, never an existing file, never through a symlink. */
+const TEMP_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+
+function fsyncDir(dir: DirHandle): void {
   try {
-    h = await open(dir, constants.O_RDONLY | constants.O_DIRECTORY);
-    await h.sync();
+    fsyncSync(dir.fd);
   } catch {
     // some filesystems refuse fsync on directories; the rename itself is still atomic
-  } finally {
-    await h?.close();
   }
 }
 
+/** The target's folder, opened without following symlinks from `opts.base`, and the temp file's names. */
+function place(target: string, opts: AtomicWriteOptions): { dir: DirHandle; name: string; temp: string; tempReal: string } {
+  const { dir, name } = openParentBeneath(opts.base ?? '/', target);
+  const tempName = tempNameFor(name);
+  return { dir, name, temp: dir.entry(tempName), tempReal: join(dir.real, tempName) };
+}
+
 /**
- * Writes `data` to a new temp file next to `target` (O_EXCL, mode kept), fsyncs it, and returns a
- * handle to rename it into place (issue 4 atomic writes). Nothing touches `target` until commit.
- * @throws the fs error when the temp file cannot be written (the temp file is removed).
+ * Writes `data` to a new temp file next to `target` (O_EXCL | O_NOFOLLOW, mode kept), fsyncs it,
+ * and returns a handle to rename it into place (issue 4 atomic writes). Nothing touches `target`
+ * until commit. The folder is opened once, component by component from `opts.base` without
+ * following symlinks (issue 18), and the temp file, the rename and the folder fsync all go
+ * through that descriptor: a folder swapped for a symlink meanwhile is never written into.
+ * @throws the fs error when the temp file cannot be written (the temp file is removed);
+ *   HoldfastError from files/beneath.ts when the folder cannot be opened safely.
  */
 export async function stageWrite(target: string, data: Buffer, opts: AtomicWriteOptions = {}): Promise<StagedWrite> {
   if (data.length <= SYNC_WRITE_MAX_BYTES && opts.onChunk === undefined) return stageWriteSync(target, data, opts);
-  const temp = tempNameFor(target);
-  opts.journal?.begin(temp);
+  const { dir, name, temp, tempReal } = place(target, opts);
+  opts.journal?.begin(tempReal);
   let h: FileHandle | null = null;
   try {
     // A new file gets 0o666 less the umask, like any created file; a replaced one its old mode exactly.
-    h = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, opts.mode === undefined ? 0o666 : 0o600);
+    h = await open(temp, TEMP_FLAGS, opts.mode === undefined ? 0o666 : 0o600);
     if (opts.mode !== undefined) await h.chmod(opts.mode & 0o7777);
     if ((opts.uid !== undefined && opts.uid !== process.getuid?.()) || (opts.gid !== undefined && opts.gid !== process.getgid?.())) {
-      await chown(temp, opts.uid ?? -1, opts.gid ?? -1).catch(() => undefined);
+      await h.chown(opts.uid ?? -1, opts.gid ?? -1).catch(() => undefined);
     }
     for (let off = 0; off < data.length; ) {
       const n = Math.min(WRITE_CHUNK_BYTES, data.length - off);
@@ -87,22 +104,26 @@ export async function stageWrite(target: string, data: Buffer, opts: AtomicWrite
   } catch (err) {
     await h?.close().catch(() => undefined);
     await unlink(temp).catch(() => undefined);
-    opts.journal?.end(temp);
+    opts.journal?.end(tempReal);
+    dir.close();
     throw err;
   }
-  return staged(target, temp, opts.journal, {
-    rename: () => rename(temp, target),
-    fsyncDir: () => fsyncDir(dirname(target)),
+  return staged(target, tempReal, dir, opts.journal, {
+    rename: () => rename(temp, dir.entry(name)),
     unlink: () => unlink(temp).catch(() => undefined),
   });
 }
 
-/** The commit/abort half of a staged write; `ops` are the file operations (sync or async). */
+/**
+ * The commit/abort half of a staged write; `ops` are the file operations (sync or async), `dir`
+ * the target's folder (closed when the write is committed or aborted).
+ */
 function staged(
   target: string,
   temp: string,
+  dir: DirHandle,
   journal: AtomicWriteOptions['journal'],
-  ops: { rename: () => unknown; fsyncDir: () => unknown; unlink: () => unknown },
+  ops: { rename: () => unknown; unlink: () => unknown },
 ): StagedWrite {
   let done = false;
   return {
@@ -110,16 +131,26 @@ function staged(
     temp,
     async commit() {
       if (done) return;
-      await ops.rename();
+      try {
+        await ops.rename();
+      } catch (err) {
+        await ops.unlink();
+        journal?.end(temp);
+        done = true;
+        dir.close();
+        throw err;
+      }
       done = true;
       journal?.end(temp);
-      await ops.fsyncDir();
+      fsyncDir(dir);
+      dir.close();
     },
     async abort() {
       if (done) return;
       done = true;
       await ops.unlink();
       journal?.end(temp);
+      dir.close();
     },
   };
 }
@@ -146,11 +177,11 @@ export function fsyncDirSync(dir: string): void {
 
 /** {@link stageWrite} for small data, with synchronous calls (same steps, same guarantees). */
 function stageWriteSync(target: string, data: Buffer, opts: AtomicWriteOptions): StagedWrite {
-  const temp = tempNameFor(target);
-  opts.journal?.begin(temp);
+  const { dir, name, temp, tempReal } = place(target, opts);
+  opts.journal?.begin(tempReal);
   let fd: number | null = null;
   try {
-    fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, opts.mode === undefined ? 0o666 : 0o600);
+    fd = openSync(temp, TEMP_FLAGS, opts.mode === undefined ? 0o666 : 0o600);
     if (opts.mode !== undefined) fchmodSync(fd, opts.mode & 0o7777);
     if ((opts.uid !== undefined && opts.uid !== process.getuid?.()) || (opts.gid !== undefined && opts.gid !== process.getgid?.())) {
       try {
@@ -170,12 +201,12 @@ function stageWriteSync(target: string, data: Buffer, opts: AtomicWriteOptions):
     } catch {
       // never created
     }
-    opts.journal?.end(temp);
+    opts.journal?.end(tempReal);
+    dir.close();
     throw err;
   }
-  return staged(target, temp, opts.journal, {
-    rename: () => renameSync(temp, target),
-    fsyncDir: () => fsyncDirSync(dirname(target)),
+  return staged(target, tempReal, dir, opts.journal, {
+    rename: () => renameSync(temp, dir.entry(name)),
     unlink: () => {
       try {
         unlinkSync(temp);
@@ -213,10 +244,12 @@ export function sweepTempFiles(journal: TempJournal, inFlight: ReadonlySet<strin
     if (inFlight.has(row.path)) continue;
     if (row.pid !== process.pid && isProcessAlive(row.pid) && now - row.created_at < STALE_TEMP_MS) continue;
     try {
-      unlinkSync(row.path);
+      // Through its folder opened without following symlinks: never a file elsewhere (issue 18).
+      withParentBeneath('/', row.path, (dir, name) => unlinkSync(dir.entry(name)));
       removed.push(row.path);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') continue;
+      const code = err instanceof HoldfastError ? err.code : (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'PATH_NOT_FOUND') continue;
     }
     journal.end(row.path);
   }

@@ -1,5 +1,6 @@
-import { closeSync, constants, fstatSync, openSync, statSync, type BigIntStats, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, type BigIntStats, type Stats } from 'node:fs';
 import { HoldfastError } from '@holdfast/shared/errors';
+import { openParentBeneath, type DirHandle } from './beneath.js';
 
 /** What a directory entry is (issue 4 `entries[].kind`, plus the special kinds we refuse). */
 export type EntryKind = 'file' | 'directory' | 'symlink' | 'fifo' | 'socket' | 'char-device' | 'block-device' | 'other';
@@ -42,34 +43,49 @@ export interface OpenFile {
 }
 
 /**
- * Opens a regular file for reading without ever blocking: stat first (refuse specials unopened),
- * then `O_RDONLY | O_NONBLOCK | O_NOFOLLOW` on the canonical path, then fstat to make sure the
- * file was not swapped for something else in between.
- * @throws HoldfastError PATH_NOT_FOUND, UNSUPPORTED_FILE_TYPE.
+ * Opens a regular file for reading without ever blocking and without following a symlink at any
+ * step (issue 18): its folder is opened component by component from `base` (the workspace root;
+ * `/` for any canonical path), the entry is `lstat`ed there first (specials and symlinks refused
+ * unopened), then opened `O_RDONLY | O_NONBLOCK | O_NOFOLLOW` and `fstat`ed to make sure it was not
+ * swapped for something else in between.
+ * @throws HoldfastError PATH_NOT_FOUND, UNSUPPORTED_FILE_TYPE, PATH_OUTSIDE_WORKSPACE (retryable: a
+ *   folder on the way was replaced while it was being opened).
  */
-export function openRegularFile(realPath: string, rel: string): OpenFile {
-  let st: Stats;
+export function openRegularFile(realPath: string, rel: string, base = '/'): OpenFile {
+  let dir: DirHandle;
+  let name: string;
   try {
-    st = statSync(realPath);
+    ({ dir, name } = openParentBeneath(base, realPath, { shown: rel }));
   } catch (err) {
+    if (err instanceof HoldfastError) throw err;
     throw notFound(err, rel);
   }
-  assertRegularFile(st, rel);
-  let fd: number;
   try {
-    fd = openSync(realPath, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
-  } catch (err) {
-    throw notFound(err, rel);
+    let st: Stats;
+    try {
+      st = lstatSync(dir.entry(name));
+    } catch (err) {
+      throw notFound(err, rel);
+    }
+    assertRegularFile(st, rel);
+    let fd: number;
+    try {
+      fd = openSync(dir.entry(name), constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+    } catch (err) {
+      throw notFound(err, rel);
+    }
+    const fst = fstatSync(fd);
+    if (!fst.isFile() || fst.ino !== st.ino || fst.dev !== st.dev) {
+      closeSync(fd);
+      throw new HoldfastError('UNSUPPORTED_FILE_TYPE', `${rel} changed while it was being opened; try again`, { retryable: true, details: { path: rel } });
+    }
+    return { fd, st: fst };
+  } finally {
+    dir.close();
   }
-  const fst = fstatSync(fd);
-  if (!fst.isFile() || fst.ino !== st.ino || fst.dev !== st.dev) {
-    closeSync(fd);
-    throw new HoldfastError('UNSUPPORTED_FILE_TYPE', `${rel} changed while it was being opened; try again`, { retryable: true, details: { path: rel } });
-  }
-  return { fd, st: fst };
 }
 
-/** Maps an fs error on `rel` to a HoldfastError (ENOENT → PATH_NOT_FOUND). */
+/** Maps an fs error on `rel` to a HoldfastError (ENOENT → PATH_NOT_FOUND, ENAMETOOLONG → BAD_REQUEST). */
 export function notFound(err: unknown, rel: string): HoldfastError {
   const code = (err as NodeJS.ErrnoException).code;
   if (code === 'ENOENT' || code === 'ENOTDIR') {
@@ -77,5 +93,6 @@ export function notFound(err: unknown, rel: string): HoldfastError {
   }
   if (code === 'EACCES' || code === 'EPERM') return new HoldfastError('POLICY_DENIED', `${rel}: permission denied by the operating system`, { details: { path: rel } });
   if (code === 'ELOOP') return new HoldfastError('UNSUPPORTED_FILE_TYPE', `${rel}: too many levels of symbolic links`, { details: { path: rel } });
+  if (code === 'ENAMETOOLONG') return new HoldfastError('BAD_REQUEST', `${rel.slice(0, 80)}…: the path is too long for the filesystem`, { details: { path: rel.slice(0, 200) } });
   return new HoldfastError('INTERNAL', `${rel}: ${(err as Error).message}`);
 }

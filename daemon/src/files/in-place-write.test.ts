@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, linkSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, linkSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { HoldfastError } from '@holdfast/shared/errors';
@@ -113,7 +113,7 @@ describe('in-place writes of hard-linked files (issue 9, item 9)', () => {
     const child = spawn(prog, ['30'], { stdio: 'ignore' });
     try {
       await new Promise((r) => child.once('spawn', r));
-      const p = { rel: 'sleeper', real: prog, abs: prog } as unknown as ResolvedPath;
+      const p = { root: realpathSync(dir), rel: 'sleeper', real: realpathSync(prog), abs: prog } as unknown as ResolvedPath;
       const before = readBefore(p);
       assert.throws(() => writesInPlace(before, p), (e: unknown) => e instanceof HoldfastError && e.code === 'HARD_LINKED' && /sleeper has 2 hard links and is a program that is running right now/.test(e.message));
       assert.equal(sha(readFileSync(prog)), sha(readFileSync('/bin/sleep')), 'nothing was written');
@@ -127,13 +127,13 @@ describe('in-place writes of hard-linked files (issue 9, item 9)', () => {
       writeFileSync(ro, 'read-only\n');
       linkSync(ro, join(dir, 'ro-link.txt'));
       chmodSync(ro, 0o444);
-      const p = { rel: 'ro.txt', real: ro, abs: ro } as unknown as ResolvedPath;
+      const p = { root: realpathSync(dir), rel: 'ro.txt', real: realpathSync(ro), abs: ro } as unknown as ResolvedPath;
       assert.throws(() => writesInPlace(readBefore(p), p), (e: unknown) => e instanceof HoldfastError && e.code === 'HARD_LINKED' && /is not writable/.test(e.message));
     }
     // One link: no in-place write, no check.
     const single = join(dir, 'single.txt');
     writeFileSync(single, 'x\n');
-    const sp = { rel: 'single.txt', real: single, abs: single } as unknown as ResolvedPath;
+    const sp = { root: realpathSync(dir), rel: 'single.txt', real: realpathSync(single), abs: single } as unknown as ResolvedPath;
     assert.equal(writesInPlace(readBefore(sp), sp), false);
   });
 });

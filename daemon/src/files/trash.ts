@@ -1,8 +1,9 @@
 import { execFile } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync, type Stats } from 'node:fs';
+import { constants, cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, delimiter, dirname, join } from 'node:path';
 import { HoldfastError } from '@holdfast/shared/errors';
+import { openParentBeneath, type DirHandle } from './beneath.js';
 
 /** How a target reached the trash. */
 export type TrashMethod = 'gio' | 'trash-put' | 'builtin';
@@ -76,21 +77,45 @@ function deviceOf(p: string): number {
   }
 }
 
-/** The trash folder the spec assigns to a file on device `dev`: the home trash, else `$topdir/.Trash-$uid`. */
-function trashDirFor(abs: string, st: Stats, env: NodeJS.ProcessEnv): { dir: string; topdir: string | null } {
+/** A trash folder the spec assigns, or why the one it would assign may not be used. */
+type TrashChoice = { dir: string; topdir: string | null } | { refused: string; topdir: string };
+
+/**
+ * Why an existing folder may not hold our trash (FreeDesktop Trash spec 1.0, issue 18): it must
+ * be a real folder (not a symlink), ours, and closed to group and others — else another user who
+ * made it first could read what we move there. Null when it is fine or does not exist yet.
+ */
+function unsafeTrashDir(dir: string, uid: number): string | null {
+  const st = lstatSync(dir, { throwIfNoEntry: false });
+  if (!st) return null;
+  if (st.isSymbolicLink()) return `${dir} is a symbolic link`;
+  if (!st.isDirectory()) return `${dir} is not a folder`;
+  if (st.uid !== uid) return `${dir} belongs to uid ${st.uid}`;
+  if ((st.mode & 0o077) !== 0) return `${dir} has mode ${(st.mode & 0o777).toString(8)}, not 0700`;
+  return null;
+}
+
+/**
+ * The trash folder the spec assigns to a file on device `dev`: the home trash, else
+ * `$topdir/.Trash/$uid` (when `$topdir/.Trash` is a real sticky folder), else `$topdir/.Trash-$uid`
+ * — each refused when it exists but is not ours alone (see {@link unsafeTrashDir}).
+ */
+function trashDirFor(abs: string, st: Stats, env: NodeJS.ProcessEnv): TrashChoice {
   const home = homeTrashDir(env);
   if (deviceOf(home) === st.dev) return { dir: home, topdir: null };
   const topdir = mountPointOf(dirname(abs), st.dev);
   const uid = process.getuid?.() ?? 0;
   const shared = join(topdir, '.Trash');
-  try {
-    const s = lstatSync(shared);
-    // Spec: `$topdir/.Trash` must be a real directory with the sticky bit to be used.
-    if (s.isDirectory() && (s.mode & STICKY_BIT) !== 0) return { dir: join(shared, String(uid)), topdir };
-  } catch {
-    // absent
+  const s = lstatSync(shared, { throwIfNoEntry: false });
+  // Spec: `$topdir/.Trash` must be a real directory with the sticky bit to be used.
+  if (s && s.isDirectory() && (s.mode & STICKY_BIT) !== 0) {
+    const dir = join(shared, String(uid));
+    const problem = unsafeTrashDir(dir, uid);
+    if (problem === null) return { dir, topdir };
   }
-  return { dir: join(topdir, `.Trash-${uid}`), topdir };
+  const dir = join(topdir, `.Trash-${uid}`);
+  const problem = unsafeTrashDir(dir, uid);
+  return problem === null ? { dir, topdir } : { refused: problem, topdir };
 }
 
 /** URL-escapes a path for `Path=` (RFC 2396, `/` kept). */
@@ -105,19 +130,42 @@ function deletionDate(d = new Date()): string {
 }
 
 /**
+ * Creates (0700) or checks a folder of our trash: ours, never a symlink, and — on another
+ * filesystem, where others could have made it — closed to group and others.
+ */
+function ensureTrashDir(dir: string, inHome: boolean): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const uid = process.getuid?.() ?? 0;
+  let problem = unsafeTrashDir(dir, uid);
+  if (inHome && problem !== null && /has mode/.test(problem)) problem = null; // the home trash's mode is the user's choice
+  if (problem !== null) throw new HoldfastError('TRASH_FAILED', `refusing the trash folder: ${problem}`);
+}
+
+/** Where a target is: its folder opened without following symlinks from `base`, and its name. */
+interface Pinned {
+  dir: DirHandle;
+  name: string;
+}
+
+/**
  * Moves one path to the trash ourselves (FreeDesktop Trash spec 1.0): the `.trashinfo` is created
  * first with O_EXCL (it reserves the name), then the target is renamed into `files/` — never
- * copied, never followed. A failed rename removes the reservation.
+ * followed, through its pinned folder (issue 18). When the trash folder the spec assigns is not
+ * ours alone, the target goes to the home trash instead, copied across filesystems (links kept as
+ * links) and then removed. A failed move removes the reservation.
  */
-function builtinTrash(abs: string, st: Stats, env: NodeJS.ProcessEnv): TrashedItem {
-  const { dir, topdir } = trashDirFor(abs, st, env);
+function builtinTrash(abs: string, at: Pinned, st: Stats, env: NodeJS.ProcessEnv): TrashedItem {
+  const choice = trashDirFor(abs, st, env);
+  const crossDevice = 'refused' in choice;
+  const dir = crossDevice ? homeTrashDir(env) : choice.dir;
+  const topdir = crossDevice ? null : choice.topdir;
   const filesDir = join(dir, 'files');
   const infoDir = join(dir, 'info');
-  mkdirSync(filesDir, { recursive: true, mode: 0o700 });
-  mkdirSync(infoDir, { recursive: true, mode: 0o700 });
+  for (const d of [dir, filesDir, infoDir]) ensureTrashDir(d, topdir === null);
   const base = basename(abs);
   const path = topdir ? abs.slice(topdir.length).replace(/^\/+/, '') : abs;
   const body = `[Trash Info]\nPath=${escapePath(path)}\nDeletionDate=${deletionDate()}\n`;
+  const source = at.dir.entry(at.name);
   for (let n = 1; n < 10_000; n++) {
     const name = n === 1 ? base : `${base}.${n}`;
     const info = join(infoDir, `${name}.trashinfo`);
@@ -133,8 +181,14 @@ function builtinTrash(abs: string, st: Stats, env: NodeJS.ProcessEnv): TrashedIt
       continue;
     }
     try {
-      renameSync(abs, dest);
+      if (crossDevice) {
+        cpSync(source, dest, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true, errorOnExist: true, force: false, mode: constants.COPYFILE_EXCL });
+        rmSync(source, { recursive: true });
+      } else {
+        renameSync(source, dest);
+      }
     } catch (err) {
+      if (crossDevice && present(source)) rmSync(dest, { recursive: true, force: true });
       unlinkSync(info);
       throw err;
     }
@@ -183,41 +237,67 @@ function run(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<void>
   });
 }
 
+/** Options of {@link moveToTrash}. */
+export interface TrashOptions {
+  /**
+   * Folder `abs` is opened from without following symlinks (files/beneath.ts, issue 18): the
+   * workspace root for workspace targets; `/` by default (`abs` is canonical).
+   */
+  base?: string;
+  /** Identity the target must still have (device and inode frozen by `move_out prepare`). */
+  expect?: { dev: number; ino: number };
+}
+
 /**
  * Moves a file, directory or symlink (as a link, never followed) to the FreeDesktop trash: through
  * `gio trash` or `trash-put` when one is on PATH, else with the built-in writer. Returns where it
- * went (found again by inode after a helper).
+ * went (found again by inode after a helper). The target's folder is opened without following
+ * symlinks and the target checked there first; when the trash folder the spec assigns on another
+ * filesystem is not ours alone (another user made `$topdir/.Trash-$uid`), the helpers are skipped
+ * and the built-in writer uses the home trash (issue 18).
  * @throws HoldfastError TRASH_FAILED when nothing could move it (the target is then untouched).
  */
-export async function moveToTrash(abs: string, env: NodeJS.ProcessEnv = process.env): Promise<TrashedItem> {
-  const st = lstatSync(abs);
-  const helpers: [TrashMethod, string | null][] = [
-    ['gio', findOnPath('gio', env)],
-    ['trash-put', findOnPath('trash-put', env)],
-  ];
-  const errors: string[] = [];
-  for (const [method, bin] of helpers) {
-    if (!bin) continue;
-    try {
-      await run(bin, method === 'gio' ? ['trash', '--', abs] : ['--', abs], env);
-    } catch (err) {
-      errors.push((err as Error).message);
-      if (!present(abs)) break;
-      continue;
+export async function moveToTrash(abs: string, env: NodeJS.ProcessEnv = process.env, opts: TrashOptions = {}): Promise<TrashedItem> {
+  const at = openParentBeneath(opts.base ?? '/', abs);
+  try {
+    const st = lstatSync(at.dir.entry(at.name));
+    if (opts.expect && (st.dev !== opts.expect.dev || st.ino !== opts.expect.ino)) {
+      throw new HoldfastError('TRASH_FAILED', `${abs} was replaced since it was checked; nothing was moved`, { details: { path: abs } });
     }
-    const found = locate(abs, st, env, method);
-    if (found) return found;
-    errors.push(`${method} reported success but ${abs} was not found in a trash folder`);
-    break;
-  }
-  if (present(abs)) {
-    try {
-      return builtinTrash(abs, st, env);
-    } catch (err) {
-      errors.push(`built-in trash: ${(err as Error).message}`);
+    const choice = trashDirFor(abs, st, env);
+    const helpers: [TrashMethod, string | null][] =
+      'refused' in choice
+        ? []
+        : [
+            ['gio', findOnPath('gio', env)],
+            ['trash-put', findOnPath('trash-put', env)],
+          ];
+    const errors: string[] = 'refused' in choice ? [`the trash folder of ${choice.topdir} is not ours alone (${choice.refused}); using the home trash`] : [];
+    for (const [method, bin] of helpers) {
+      if (!bin) continue;
+      try {
+        await run(bin, method === 'gio' ? ['trash', '--', abs] : ['--', abs], env);
+      } catch (err) {
+        errors.push((err as Error).message);
+        if (!present(at.dir.entry(at.name))) break;
+        continue;
+      }
+      const found = locate(abs, st, env, method);
+      if (found) return found;
+      errors.push(`${method} reported success but ${abs} was not found in a trash folder`);
+      break;
     }
+    if (present(at.dir.entry(at.name))) {
+      try {
+        return builtinTrash(abs, at, st, env);
+      } catch (err) {
+        errors.push(`built-in trash: ${(err as Error).message}`);
+      }
+    }
+    throw new HoldfastError('TRASH_FAILED', `could not move ${abs} to the trash: ${errors.join('; ')}`, { details: { path: abs } });
+  } finally {
+    at.dir.close();
   }
-  throw new HoldfastError('TRASH_FAILED', `could not move ${abs} to the trash: ${errors.join('; ')}`, { details: { path: abs } });
 }
 
 /** True when something (a dangling link included) is at `p`. */

@@ -4,9 +4,15 @@ import { HoldfastError } from '@holdfast/shared/errors';
 
 /** Symlinks followed while resolving one path before giving up (Linux uses 40). */
 const MAX_SYMLINK_HOPS = 40;
+/** Longest file name (one path component), bytes (Linux `NAME_MAX`). */
+export const NAME_MAX_BYTES = 255;
+/** Longest path the kernel takes, bytes without the terminating NUL (Linux `PATH_MAX` − 1). */
+export const PATH_MAX_BYTES = 4095;
 
 /** A workspace path after resolution (issue 4; field failure #18). */
 export interface ResolvedPath {
+  /** The workspace root it was resolved in (canonical): opens start there (files/beneath.ts). */
+  root: string;
   /** Workspace-relative path, `/`-separated, no `.` segments; `''` is the workspace root. */
   rel: string;
   /** `root/rel`: the path operations act on (a final symlink is the link itself). */
@@ -23,8 +29,10 @@ export interface ResolvedPath {
 }
 
 /**
- * Normalises a client path: relative, `/`-separated, no `..`, no NUL. `''` and `.` are the root.
- * @throws HoldfastError PATH_OUTSIDE_WORKSPACE for absolute paths and `..` segments, BAD_REQUEST for NUL.
+ * Normalises a client path: relative, `/`-separated, no `..`, no NUL, no component longer than
+ * {@link NAME_MAX_BYTES}. `''` and `.` are the root.
+ * @throws HoldfastError PATH_OUTSIDE_WORKSPACE for absolute paths and `..` segments, BAD_REQUEST for
+ * NUL and names too long for the filesystem (issue 18).
  */
 export function normaliseRelative(input: string): string {
   if (input.includes('\0')) throw new HoldfastError('BAD_REQUEST', 'a path must not contain NUL bytes');
@@ -36,6 +44,9 @@ export function normaliseRelative(input: string): string {
     if (seg === '' || seg === '.') continue;
     if (seg === '..') {
       throw new HoldfastError('PATH_OUTSIDE_WORKSPACE', `"${input}" contains "..": give a path inside the workspace without parent references`, { details: { path: input } });
+    }
+    if (Buffer.byteLength(seg) > NAME_MAX_BYTES) {
+      throw new HoldfastError('BAD_REQUEST', `a name in "${input.slice(0, 80)}…" has ${Buffer.byteLength(seg)} bytes; file names have at most ${NAME_MAX_BYTES}`, { details: { max_name_bytes: NAME_MAX_BYTES } });
     }
     parts.push(seg);
   }
@@ -92,11 +103,15 @@ function canonical(abs: string, hops: number): string {
  * on the path, including dangling ones and missing tails — is outside the root.
  * With `followFinal: false` a final symlink is not followed (move_out of a link, rename of a link),
  * but its folder still must resolve inside.
- * @throws HoldfastError PATH_OUTSIDE_WORKSPACE, PATH_NOT_FOUND (symlink loops), BAD_REQUEST.
+ * @throws HoldfastError PATH_OUTSIDE_WORKSPACE, PATH_NOT_FOUND (symlink loops), BAD_REQUEST (also
+ * for paths longer than {@link PATH_MAX_BYTES}).
  */
 export function resolveWorkspacePath(root: string, input: string, opts: { followFinal: boolean } = { followFinal: true }): ResolvedPath {
   const rel = normaliseRelative(input);
   const abs = rel === '' ? root : join(root, rel);
+  if (Buffer.byteLength(abs) > PATH_MAX_BYTES) {
+    throw new HoldfastError('BAD_REQUEST', `the path has ${Buffer.byteLength(abs)} bytes with the workspace root; paths have at most ${PATH_MAX_BYTES}`, { details: { max_path_bytes: PATH_MAX_BYTES } });
+  }
   const st = lstatOrNull(abs);
   let real: string;
   if (rel !== '' && !opts.followFinal && st?.isSymbolicLink()) {
@@ -110,7 +125,7 @@ export function resolveWorkspacePath(root: string, input: string, opts: { follow
     });
   }
   const realRel = relative(root, real).split(sep).join('/');
-  return { rel, abs, real, realRel, lstat: st };
+  return { root, rel, abs, real, realRel, lstat: st };
 }
 
 /** The workspace-relative form of an absolute path already known to be inside `root`. */

@@ -1,6 +1,6 @@
 import { readOnlyLabel } from './read-only.js';
 import { globToRegExp, viewArguments } from './rules.js';
-import { canonicalPath, globCoversProtected, holdfastHomeMarker, isBareTildeUser, isRawDevice, namesHoldfastConfig, protectedPath } from './paths.js';
+import { canonicalPath, globCoversProtected, holdfastHomeMarker, isBareTildeUser, isRawDevice, MAY_NAME_STARTUP, namesHoldfastConfig, namesShellStartupFile, protectedPath } from './paths.js';
 import type { SimpleCommand } from './script-scan.js';
 import { GIT_RISKY_KEY, gitRunsCommand, programOption } from './program-options.js';
 import { literalWord, shownWord, type ShellWord } from './shell-syntax.js';
@@ -25,6 +25,8 @@ import { commandName, type CommandView } from './wrappers.js';
  * - writing holdfast's own configuration: a project's `.holdfast.yaml`, anything in the holdfast
  *   home (`config.yaml`, `token`, state) — as a redirection target or as an argument of a command
  *   that is not read-only;
+ * - writing a shell startup file the same way (`~/.bashrc`, `~/.profile`, `~/.zshrc`,
+ *   `/etc/profile.d/*`, …; paths.ts `namesShellStartupFile`, issue 18);
  * - controlling holdfast itself: `holdfast`/`holdfastd` (but `list`, `doctor`, `daemon status`,
  *   `--help`, `--version`), `systemctl … holdfast…`, `pkill`/`killall holdfast…`;
  * - shell hooks that make a later name run something else: `alias NAME=…`, `hash -p`, `enable`,
@@ -407,6 +409,35 @@ function holdfastConfigWrite(view: CommandView, cmd: SimpleCommand, cwd: string 
   return `${shown()} names ${hit.text}, holdfast's own configuration (the rules the agent is bound by)`;
 }
 
+/** The startup file a word names (see {@link namesShellStartupFile}), with a cheap pre-test. */
+function startupTarget(w: ShellWord, cwd: string | null): string | null {
+  if (!MAY_NAME_STARTUP.test(w.text)) return null;
+  return namesShellStartupFile(w.text, w.glob, w.dynamic, cwd, globToRegExp);
+}
+
+/**
+ * Writing a shell startup file (issue 18): a redirection into one (`echo CMD >> ~/.bashrc`), or a
+ * command that is not read-only naming one (`tee -a ~/.profile`, `cp x ~/.zshrc`, `sed -i … ~/.bashrc`,
+ * `ln -sf x /etc/profile.d/a.sh`) — every new shell would then run what it adds, never judged.
+ */
+function startupFileWrite(view: CommandView, cmd: SimpleCommand, cwd: string | null, shown: () => string): string | null {
+  const name = commandName(view.words[0]!);
+  if (name === 'source' || name === '.') return null; // runs it (judged like any script), writes nothing
+  const why = (path: string): string => `${path}, a shell startup file: every new shell (the session's own after a reset included) would run what it adds, unjudged`;
+  for (const r of cmd.redirects) {
+    const hit = r.writes && r.target ? startupTarget(r.target, cwd) : null;
+    if (hit) return `${shown()} writes ${why(hit)}`;
+  }
+  let hit: string | null = null;
+  for (let i = 1; i < view.words.length && hit === null; i++) {
+    const w = view.words[i]!;
+    const eq = w.text.indexOf('=');
+    hit = startupTarget(w, cwd) ?? (eq > 0 ? startupTarget({ ...w, text: w.text.slice(eq + 1) }, cwd) : null);
+  }
+  if (hit === null || readOnlyLabel(view, cmd.redirects) !== null) return null;
+  return `${shown()} names ${why(hit)}`;
+}
+
 /**
  * The built-in findings on a command actually run (see the file comment): the first floor
  * finding (`deny`, or `confirm` for a run-time argument), else the first built-in confirmation.
@@ -426,6 +457,7 @@ export function builtinFinding(view: CommandView, cmd: SimpleCommand, cwd: strin
   const confirm = (rule: string, reason: string | null): BuiltinFinding | null => (reason ? { decision: 'confirm', rule, reason } : null);
   return (
     confirm('built-in: holdfast config', holdfastConfigWrite(view, cmd, cwd, shown)) ??
+    confirm('built-in: shell startup file', startupFileWrite(view, cmd, cwd, shown)) ??
     confirm('built-in: holdfast', holdfastItself(name, view, shown)) ??
     (HOOK_COMMANDS.has(name) ? confirm('built-in: shell hook', shellHook(name, view)) : null) ??
     (name === 'git' ? confirm('built-in: git config', gitConfig(view)) ?? confirm('built-in: program option', gitRunsCommand(view)) : null) ??

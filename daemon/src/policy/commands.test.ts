@@ -332,6 +332,28 @@ describe('command policy: what ends the session shell', () => {
     for (const c of ['( exit 3 )', 'echo a | exit', 'f() { ( exit 1 ); }', 'bash -c "exit 3"', "sh -c 'exec ls'"]) assert.equal(shell(c), 'allow', c);
     assert.equal(decide('exit 3'), 'allow', 'a background task or verify_command runs in a shell of its own');
   });
+  it('builtin exit, command exit and kill of the shell, its group or its guardian need confirmation too (issue 18)', () => {
+    for (const c of ['builtin exit', 'command exit 1', 'builtin exec bash', 'kill -9 $$', 'kill -9 0', 'kill -KILL -$$', 'kill -- -$$', 'kill -s KILL $BASHPID', 'kill "$$"', 'kill $PPID', 'env kill -9 ${PPID}']) {
+      assert.equal(shell(c), 'confirm', c);
+    }
+    for (const c of ['command -v exit', 'kill -0 $$', 'kill %1', 'kill 1234', 'kill -l']) assert.equal(shell(c), 'allow', c);
+    assert.equal(decide('kill -9 $PPID'), 'confirm', "a background task's parent is the guardian too");
+    assert.equal(decide('kill -9 $$'), 'allow', 'a background task signalling its own shell ends only the task');
+  });
+});
+
+describe('command policy: shell startup files (issue 18)', () => {
+  const home = process.env.HOME ?? '/root';
+  it('writing one needs confirmation: every new shell would run what was added', () => {
+    for (const c of ['echo CMD >> ~/.bashrc', 'tee -a ~/.profile', 'cp x ~/.zshrc', "sed -i 's/a/b/' ~/.bash_profile", 'echo x > /etc/profile.d/x.sh', 'echo x >> "$HOME/.bash_login"', 'echo x >> $D/.bashrc', `cd ${home} && echo x >> .bashrc`, 'echo x > ~/.bash*', 'ln -sf /tmp/x ~/.bashrc.d/a', 'dd of=~/.inputrc']) {
+      const v = evaluateCommand({ command: c, cwd: '/tmp' }, RULES);
+      assert.equal(v.decision, 'confirm', `${c}: ${v.reason}`);
+      assert.ok(v.segments.some((s) => s.rule === 'built-in: shell startup file'), c);
+    }
+  });
+  it('reading or sourcing one does not', () => {
+    for (const c of ['cat ~/.bashrc', 'grep alias ~/.profile', 'source ~/.bashrc', '. ~/.profile', 'echo x > myrc.txt', 'echo x >> ./notes/profile.md']) assert.equal(evaluateCommand({ command: c, cwd: '/tmp' }, RULES).decision, 'allow', c);
+  });
 });
 
 describe('command policy: argv mode', () => {

@@ -6,7 +6,7 @@ import { compileRules, matchLoose, matchStrict, rulesFor, type CommandRules, typ
 import { refusal, scanCommandLine, type Refusal, type SimpleCommand } from './script-scan.js';
 import { literalWord, shownWord, type ShellWord } from './shell-syntax.js';
 import { findUnsafeCharacter } from './text-safety.js';
-import { commandName, unwrap, type CommandView } from './wrappers.js';
+import { commandName, unwrap, type CommandView, type Unwrapped } from './wrappers.js';
 
 export type { CommandRules } from './rules.js';
 export { evaluateEnvironment, type EnvironmentVerdict, type EnvironmentVariableVerdict } from './environment.js';
@@ -205,7 +205,20 @@ function wrapperDirectories(dirs: Dirs, chdirs: readonly ShellWord[]): Dirs {
  */
 function endsSessionShell(cmd: SimpleCommand, via: string[]): string | null {
   if (via.length > 0 || !cmd.scope || cmd.scope.forked) return null;
-  const head = cmd.words[0];
+  // `builtin exit`, `command exit`, `builtin exec …` run the same builtin in the same shell (issue 18).
+  let k = 0;
+  while (k < cmd.words.length && !cmd.words[k]!.dynamic && IN_SHELL_WRAPPERS.has(commandName(cmd.words[k]!))) {
+    const wrapper = commandName(cmd.words[k]!);
+    k++;
+    for (; k < cmd.words.length && /^-/.test(cmd.words[k]!.text); k++) {
+      if (cmd.words[k]!.text === '--') {
+        k++;
+        break;
+      }
+      if (wrapper === 'command' && /^-[pvV]*[vV]/.test(cmd.words[k]!.text)) return null; // `command -v exit` only looks it up
+    }
+  }
+  const head = cmd.words[k];
   if (!head || head.dynamic) return null;
   const name = commandName(head);
   if (name !== 'exit' && name !== 'logout' && name !== 'exec') return null;
@@ -214,6 +227,48 @@ function endsSessionShell(cmd: SimpleCommand, via: string[]): string | null {
   const when = fn !== undefined ? `called, function ${fn || '(unnamed)'} runs ${name}, which` : name;
   if (name === 'exec') return `${fn !== undefined ? `when ${when}` : 'exec'} replaces or rewires the session's shell (${cmd.text}); when it ends, the session ends, and redirecting its output hides every later result`;
   return `${fn !== undefined ? `when ${when}` : name} ends the session's shell, and the session with it (its folder, environment and background jobs); run it in a subshell or open a new session instead`;
+}
+
+/** Wrappers that run their command in the same shell (a builtin stays a builtin). */
+const IN_SHELL_WRAPPERS = new Set(['builtin', 'command']);
+
+/** Words naming the session's own shell or its process group (`$$`, `${BASHPID}`, `0`, `-$$`). */
+const OWN_SHELL_PID = /^-?(\$\$|\$\{\$\}|\$BASHPID|\$\{BASHPID\}|0+)$/;
+/** Words naming the shell's parent: the session's guardian (`$PPID`, `-$PPID`). */
+const PARENT_PID = /^-?(\$PPID|\$\{PPID\})$/;
+
+/**
+ * `kill` (the builtin or the program, behind any wrapper) of the session's shell, its process
+ * group or its parent — the guardian — with a signal other than 0 (issue 18: `kill -9 $$` and
+ * `kill -9 0` ended the session without the confirmation `exit` needs). `$$`, `$BASHPID` and `0`
+ * count when the line runs in the session's own shell; `$PPID` always (it is the guardian in a
+ * background task too). Returns why, or null.
+ */
+function signalsSessionShell(u: Unwrapped, sessionShell: boolean): string | null {
+  const view = [...u.views].reverse().find((v) => v.role === 'command');
+  const head = view?.words[0];
+  if (!view || !head || head.dynamic || commandName(head) !== 'kill') return null;
+  const args = view.words.slice(1);
+  // The first option is the signal (`-9`, `-KILL`, `-s KILL`); after it, or after `--`, pids.
+  let signal = 'TERM';
+  let i = 0;
+  const first = args[0]?.text;
+  if (first === '-l' || first === '-L' || first === '--list' || first === '--table') return null;
+  if (first === '-s' || first === '-n' || first === '--signal') {
+    signal = args[1]?.text ?? '';
+    i = 2;
+  } else if (first !== undefined && first.startsWith('-') && first.length > 1 && first !== '--') {
+    signal = first.slice(1);
+    i = 1;
+  }
+  if (args[i]?.text === '--') i++;
+  if (/^(SIG)?0$/i.test(signal)) return null;
+  for (const w of args.slice(i)) {
+    const written = w.source.replace(/^["']|["']$/g, '');
+    if (PARENT_PID.test(written)) return `${view.words.map(shownWord).join(' ')} signals the session's guardian (the shell's parent), which ends the session`;
+    if (sessionShell && OWN_SHELL_PID.test(written)) return `${view.words.map(shownWord).join(' ')} signals the session's own shell${/0/.test(written) ? ' and its process group' : ''}, which ends the session (its folder, environment and background jobs)`;
+  }
+  return null;
 }
 
 /** The worse of two judgements (deny > confirm > allow; the first wins a tie). */
@@ -252,7 +307,7 @@ function judgeCommand(cmd: SimpleCommand, rules: CompiledRules, via: string[], d
     if (v) raise(v.decision, v.rule, v.reason);
   }
   if (u.unjudgeable) raise(hold(rules), 'run-time', `${u.unjudgeable}, so it cannot be judged before it runs`);
-  const ends = acc.sessionShell ? endsSessionShell(cmd, via) : null;
+  const ends = (acc.sessionShell ? endsSessionShell(cmd, via) : null) ?? signalsSessionShell(u, acc.sessionShell);
   if (ends) raise(hold(rules), 'built-in: ends the session', ends);
   for (const a of [...cmd.assigns, ...u.assigns]) {
     const why = environmentRisk(a.name, a.value ?? literalWord(''), a.append === true);

@@ -275,3 +275,59 @@ export function namesHoldfastConfig(text: string, glob: boolean, cwd: string | n
   const entry = abs.slice(home.length + 1).split('/')[0]!;
   return HOME_ENTRIES.has(entry) || (glob && /[*?[]/.test(entry));
 }
+
+// ---- shell startup files (issue 18) --------------------------------------------------------------
+
+/** Files in a home folder that shells and sessions run or read at start (bash, sh, zsh, ksh, fish, readline, X, PAM). */
+const HOME_STARTUP_FILES = [
+  '.bashrc', '.bash_profile', '.bash_login', '.profile', '.bash_logout', '.bash_aliases',
+  '.zshrc', '.zshenv', '.zprofile', '.zlogin', '.zlogout', '.kshrc', '.mkshrc', '.inputrc',
+  '.xprofile', '.xsessionrc', '.pam_environment', '.config/fish/config.fish',
+];
+/** Folders in a home folder whose every file is such a file. */
+const HOME_STARTUP_DIRS = ['.bashrc.d', '.config/fish/conf.d', '.config/environment.d'];
+/** System-wide startup files and folders. */
+const SYSTEM_STARTUP_FILES = ['/etc/profile', '/etc/bash.bashrc', '/etc/bashrc', '/etc/environment', '/etc/zshrc', '/etc/zshenv', '/etc/zprofile', '/etc/zlogin', '/etc/inputrc'];
+const SYSTEM_STARTUP_DIRS = ['/etc/profile.d', '/etc/zsh', '/etc/fish/conf.d'];
+/** Last components that name a startup file wherever a run-time prefix puts them (`"$D/.bashrc"`). */
+const STARTUP_NAMES = new Set(HOME_STARTUP_FILES.map((f) => posix.basename(f)));
+/** Cheap pre-test: a word that could name a startup file spells one of these, or is a glob. */
+export const MAY_NAME_STARTUP = /rc|profile|log(in|out)|environment|zsh|fish|aliases|xsession|[*?[]/;
+
+let startupCache: { home: string; files: string[]; dirs: string[] } | null = null;
+
+function startupPaths(): { files: string[]; dirs: string[] } {
+  const h = homeInfo();
+  if (startupCache?.home !== h.home) {
+    const homes = [h.home, ...h.others];
+    startupCache = {
+      home: h.home,
+      files: [...homes.flatMap((home) => HOME_STARTUP_FILES.map((f) => `${home}/${f}`)), ...SYSTEM_STARTUP_FILES],
+      dirs: [...homes.flatMap((home) => HOME_STARTUP_DIRS.map((d) => `${home}/${d}`)), ...SYSTEM_STARTUP_DIRS],
+    };
+  }
+  return startupCache;
+}
+
+/**
+ * The shell startup file a path argument names — `~/.bashrc`, `~/.profile`, `~/.zshrc`,
+ * `/etc/profile.d/x.sh`, a file in `~/.bashrc.d/`, … — or null (issue 18: writing one makes every
+ * later shell, the session's own after a reset included, run what was added without judgement).
+ * A relative name is placed when the working directory is known, and counts by its name alone
+ * when it is not; a glob counts when it can match one; a word known only at run time counts by
+ * its last component.
+ */
+export function namesShellStartupFile(text: string, glob: boolean, dynamic: boolean, cwd: string | null, toRegExp: (g: string) => RegExp): string | null {
+  const last = posix.basename(text);
+  if (dynamic) return STARTUP_NAMES.has(last) ? text : null;
+  const abs = canonicalPath(text, cwd);
+  if (abs === null) return !text.startsWith('~') && !text.startsWith('/') && STARTUP_NAMES.has(last) && !text.includes('/') ? text : null;
+  const { files, dirs } = startupPaths();
+  if (glob) {
+    const re = toRegExp(abs);
+    const hit = files.find((f) => re.test(f)) ?? dirs.find((d) => re.test(d) || re.test(`${d}/x.sh`));
+    return hit ?? null;
+  }
+  if (files.includes(abs) || dirs.includes(abs)) return abs;
+  return dirs.some((d) => abs.startsWith(`${d}/`)) ? abs : null;
+}

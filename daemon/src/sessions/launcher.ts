@@ -99,7 +99,7 @@ export async function launchGuardian(layout: HomeLayout, req: LaunchRequest, eve
       const link = await GuardianLink.connect(req.gid, paths.socket, 2000, events);
       return { link, pid };
     } catch (err) {
-      if (err instanceof HoldfastError && err.code === 'PROTOCOL_VERSION') throw err;
+      if (err instanceof HoldfastError && (err.code === 'PROTOCOL_VERSION' || err.details?.unsafe_run_dir !== undefined)) throw err;
       if (Date.now() > deadline) {
         try {
           process.kill(pid, 'SIGKILL');

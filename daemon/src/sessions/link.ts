@@ -33,6 +33,7 @@ import {
   SECRETS_FEATURE,
   UPSTREAM_MCP_FEATURE,
 } from '@holdfast/shared/protocol';
+import { assertOwnSocket } from '@holdfast/shared/run-dir';
 import { dialPeer, type RpcPeer } from '@holdfast/shared/wire';
 
 /** Extra time granted on top of a guardian-side wait before the link gives up, ms. */
@@ -61,9 +62,11 @@ export class GuardianLink {
 
   /**
    * Dials a guardian's socket and completes the handshake.
-   * @throws HoldfastError `NOT_CONNECTED`/`TIMEOUT` when it does not answer, `PROTOCOL_VERSION`.
+   * @throws HoldfastError `NOT_CONNECTED`/`TIMEOUT` when it does not answer, `PROTOCOL_VERSION`,
+   *   `BAD_REQUEST` when the socket or its folder is not ours alone.
    */
   static async connect(gid: string, socketPath: string, timeoutMs: number, events: LinkEvents): Promise<GuardianLink> {
+    assertOwnSocket(socketPath); // a private run folder and a socket of ours (issue 18)
     const peer = await dialPeer(socketPath, {
       hello: { proto: ProtocolVersions.GUARDIAN, role: 'daemon', build: buildString(), pid: process.pid, features: [] },
       timeoutMs,

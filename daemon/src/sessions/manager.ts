@@ -4,7 +4,7 @@ import type { Affinity, SessionView } from '@holdfast/shared/control';
 import { HoldfastError } from '@holdfast/shared/errors';
 import { isId, newId } from '@holdfast/shared/ids';
 import { guardianPaths, type HomeLayout } from '@holdfast/shared/paths';
-import { isProcessAlive, processStartTime, readJson, SessionDefaults, type CommandRecord, type ExitRecord, type GuardianStatus, type ShutdownParams, type TaskRecord } from '@holdfast/shared/protocol';
+import { isProcessAlive, isSameProcess, processStartTime, readJson, SessionDefaults, type CommandRecord, type ExitRecord, type GuardianStatus, type ShutdownParams, type TaskRecord } from '@holdfast/shared/protocol';
 import type { ConfigStore } from '../config-store.js';
 import { SandboxPlanner, type SandboxPlan } from '../sandbox/planner.js';
 import type { SandboxRequirement } from '../sandbox/requirement.js';
@@ -19,6 +19,10 @@ import { chooseLocale } from './locale.js';
 import { GuardianLink } from './link.js';
 import { killWithEscalation, sweepSession } from './process-sweep.js';
 import { pickReclaimable, quotaCounts, type LiveSessionFacts } from './quota.js';
+import { SpawnQueue } from './spawn-queue.js';
+
+/** A session's tool use is written to the database at most this often, ms (issue 18). */
+const TOOL_USE_PERSIST_MS = 5000;
 
 /** A new session's open waits for the first prompt this much longer than `shell.rc_timeout_ms`, ms. */
 const OPEN_READY_SLACK_MS = 2500;
@@ -34,6 +38,8 @@ export interface OpenRequest {
   conversation_id?: string | undefined;
   /** The principal's own sandbox keys from its call context (issue 17). */
   sandbox?: SandboxSettings | undefined;
+  /** Aborted when the caller gives up: an open still waiting in the spawn queue leaves it. */
+  signal?: AbortSignal | undefined;
 }
 
 export interface OpenResult {
@@ -65,6 +71,15 @@ export class SessionManager {
   /** Last known working directory of each session's shell (from finished commands and status). */
   private readonly cwds = new Map<string, string>();
   private createChain: Promise<unknown> = Promise.resolve();
+  /** Last tool use per session (epoch ms), ahead of what `sessions.last_tool_at` holds. */
+  private readonly toolUse = new Map<string, number>();
+  /** When a (session, principal) use was last checked against the database and written. */
+  private readonly toolUseChecked = new Map<string, number>();
+  /** Guardian starts in flight and waiting (`sessions.spawn`). */
+  private readonly spawns = new SpawnQueue(
+    () => this.cfg.spawn.concurrency,
+    () => this.cfg.spawn.queue,
+  );
   /** `<session>:<shell generation>` whose skipped rc files are already in the event log. */
   private readonly rcNoted = new Set<string>();
   /** Plans the sandbox of new sessions (issue 17); `holdfast doctor` asks it for probes. */
@@ -78,6 +93,8 @@ export class SessionManager {
     private readonly log: Logger,
     /** Roles granted on sessions (issue 14); read through {@link roleOf}. */
     readonly roles: SessionRolesRepo,
+    /** Sees a failed bookkeeping write; true when it was a full disk (issue 18), which is then not fatal. */
+    private readonly onWriteError: (err: unknown) => boolean = () => false,
   ) {
     this.sandbox = new SandboxPlanner(layout, () => config.config.security.sandbox);
   }
@@ -95,7 +112,8 @@ export class SessionManager {
    * The principal's sandbox requirement (issue 17) holds for both: a new session is confined as
    * required or not opened, and a live session that does not meet it is not handed out.
    * @throws HoldfastError SESSION_NOT_FOUND, WORKSPACE_NOT_FOUND, QUOTA_EXCEEDED, SPAWN_FAILED,
-   *   SANDBOX_UNAVAILABLE, POLICY_DENIED (a live session runs with a weaker sandbox than required).
+   *   SANDBOX_UNAVAILABLE, POLICY_DENIED (a live session runs with a weaker sandbox than required),
+   *   SPAWN_QUEUE_FULL (retryable), CANCELLED.
    */
   async open(req: OpenRequest): Promise<OpenResult> {
     const need = this.sandbox.requirement(req.principal, req.sandbox);
@@ -111,7 +129,7 @@ export class SessionManager {
     const root = canonicalRoot(ws.path);
     const affinity = req.affinity === 'conversation' && !req.conversation_id ? 'workspace' : req.affinity;
     const key = sessionKey(affinity, req.principal, root, req.conversation_id);
-    if (key === null) return this.create(req.principal, ws.name, root, affinity, null, need);
+    if (key === null) return this.create(req.principal, ws.name, root, affinity, null, need, req.signal);
     const pending = this.inflight.get(key);
     if (pending) return pending.then((r) => ({ ...r, created: false }));
     const p = (async (): Promise<OpenResult> => {
@@ -131,7 +149,7 @@ export class SessionManager {
           return { session: await this.view(live.id), created: false };
         }
       }
-      return this.create(req.principal, ws.name, root, affinity, key, need);
+      return this.create(req.principal, ws.name, root, affinity, key, need, req.signal);
     })().finally(() => this.inflight.delete(key));
     this.inflight.set(key, p);
     return p;
@@ -165,7 +183,15 @@ export class SessionManager {
     });
   }
 
-  private async create(principal: string, workspace: string, root: string, affinity: Affinity, key: string | null, need: SandboxRequirement): Promise<OpenResult> {
+  /**
+   * Creates a session in a turn of the spawn queue (issue 18: a bounded number of guardians start
+   * at once; beyond the queue's bound the open is refused with a retryable `SPAWN_QUEUE_FULL`).
+   */
+  private create(principal: string, workspace: string, root: string, affinity: Affinity, key: string | null, need: SandboxRequirement, signal?: AbortSignal): Promise<OpenResult> {
+    return this.spawns.run(() => this.createNow(principal, workspace, root, affinity, key, need), signal);
+  }
+
+  private async createNow(principal: string, workspace: string, root: string, affinity: Affinity, key: string | null, need: SandboxRequirement): Promise<OpenResult> {
     const id = newId('remoteSession');
     // Refused before anything exists: a session that must be confined and cannot be is never started.
     const plan: SandboxPlan | null = await this.sandbox.plan(need, root, guardianPaths(this.layout, id).sessionDir);
@@ -240,7 +266,7 @@ export class SessionManager {
     const live = this.sessions.listLive();
     if (live.length >= this.cfg.max_live) {
       const facts = await this.liveFacts(live);
-      const victim = pickReclaimable(facts);
+      const victim = pickReclaimable(facts, principal);
       if (!victim) {
         const counts = quotaCounts(facts, this.cfg.max_live);
         throw new HoldfastError(
@@ -358,7 +384,12 @@ export class SessionManager {
     const lastActivity = Math.max(st.clock.lastPtyActivityAt, st.clock.lastInstructionAt);
     const row = this.sessions.get(id);
     if (row && (row.last_activity_at !== lastActivity || row.ever_executed !== (st.clock.everExecuted ? 1 : 0) || row.shell_pid !== st.shell.pid)) {
-      this.sessions.update(id, { last_activity_at: lastActivity, ever_executed: st.clock.everExecuted ? 1 : 0, pty_end: st.pty.end, shell_pid: st.shell.pid });
+      try {
+        this.sessions.update(id, { last_activity_at: lastActivity, ever_executed: st.clock.everExecuted ? 1 : 0, pty_end: st.pty.end, shell_pid: st.shell.pid });
+      } catch (err) {
+        // A cached copy of the guardian's clock: on a full disk the guardian still has the truth.
+        if (!this.onWriteError(err)) throw err;
+      }
     }
     return st;
   }
@@ -411,6 +442,8 @@ export class SessionManager {
     e?.link?.close();
     this.entries.delete(id);
     this.cwds.delete(id);
+    this.toolUse.delete(id);
+    for (const k of this.toolUseChecked.keys()) if (k.startsWith(`${id}\0`)) this.toolUseChecked.delete(k);
     for (const k of this.rcNoted) if (k.startsWith(`${id}:`)) this.rcNoted.delete(k);
     rmSync(guardianPaths(this.layout, id).manifest, { force: true });
     const swept = await sweepSession(id);
@@ -436,10 +469,10 @@ export class SessionManager {
       rec = await link.shutdown({ reason });
       // The guardian answers just before it exits: let it go before sweeping what is left.
       const until = Date.now() + 3000;
-      while (row.guardian_pid && isProcessAlive(row.guardian_pid, row.guardian_start_time) && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+      while (row.guardian_pid && isSameProcess(row.guardian_pid, row.guardian_start_time) && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
     } catch (err) {
       this.log.warn('guardian shutdown failed; killing it directly', { session: id, error: (err as Error).message });
-      if (row.guardian_pid && isProcessAlive(row.guardian_pid, row.guardian_start_time)) await killWithEscalation([row.guardian_pid]);
+      if (row.guardian_pid && isSameProcess(row.guardian_pid, row.guardian_start_time)) await killWithEscalation([row.guardian_pid]);
     }
     await this.markEnded(id, rec, reason);
   }
@@ -512,7 +545,42 @@ export class SessionManager {
       }
     }
     const fresh = this.sessions.get(id)!;
-    return toView(fresh, st, this.cfg);
+    return toView(fresh, st, this.cfg, this.lastToolUse(fresh));
+  }
+
+  /**
+   * Records that a tool call of `principal` used session `id` (issue 18: every tool use — file
+   * tools too — counts as activity for the reaper and protects the session from another
+   * principal's reclaim). Kept in memory and written to `sessions.last_tool_at` at most every
+   * {@link TOOL_USE_PERSIST_MS} per session; a session the principal holds no role on (issue 14)
+   * or one that ended is left alone. Never throws (a full disk must not fail the call that used it).
+   */
+  noteToolUse(id: string, principal: string, now: number = Date.now()): void {
+    // The hot path of every tool call: a session checked and written a moment ago is only stamped.
+    const key = `${id}\0${principal}`;
+    const checked = this.toolUseChecked.get(key);
+    if (checked !== undefined && now - checked < TOOL_USE_PERSIST_MS) {
+      this.toolUse.set(id, now);
+      return;
+    }
+    const row = this.sessions.get(id);
+    if (!row || this.roleOf(row, principal) === null || (row.state !== 'running' && row.state !== 'starting')) return;
+    this.toolUse.set(id, now);
+    this.toolUseChecked.set(key, now);
+    if (row.last_tool_at !== null && now - row.last_tool_at < TOOL_USE_PERSIST_MS) return;
+    try {
+      this.sessions.update(id, { last_tool_at: now }, now);
+    } catch (err) {
+      this.onWriteError(err);
+      this.log.warn('recording tool activity failed', { session: id, error: (err as Error).message });
+    }
+  }
+
+  /** Last tool use of a session (epoch ms), or null when no tool used it since its open. */
+  private lastToolUse(row: SessionRow): number | null {
+    const mem = this.toolUse.get(row.id);
+    if (mem === undefined) return row.last_tool_at;
+    return Math.max(mem, row.last_tool_at ?? 0);
   }
 
   /** Views of live sessions (or all, with `all`). */
@@ -526,12 +594,15 @@ export class SessionManager {
     const now = Date.now();
     return Promise.all(
       rows.map(async (r): Promise<LiveSessionFacts> => {
+        const tool = this.lastToolUse(r);
+        const base = { id: r.id, principal: r.principal, used: tool !== null };
         try {
           const st = await this.status(r.id, 0);
-          const last = Math.max(st.clock.lastPtyActivityAt, st.clock.lastInstructionAt);
-          return { id: r.id, busy: st.clock.busy, everExecuted: st.clock.everExecuted, idleMs: now - last, lastActivityAt: last, reachable: true };
+          const last = Math.max(st.clock.lastPtyActivityAt, st.clock.lastInstructionAt, tool ?? 0);
+          return { ...base, busy: st.clock.busy, everExecuted: st.clock.everExecuted, idleMs: now - last, lastActivityAt: last, reachable: true };
         } catch {
-          return { id: r.id, busy: false, everExecuted: r.ever_executed === 1, idleMs: now - r.last_activity_at, lastActivityAt: r.last_activity_at, reachable: false };
+          const last = Math.max(r.last_activity_at, tool ?? 0);
+          return { ...base, busy: false, everExecuted: r.ever_executed === 1, idleMs: now - last, lastActivityAt: last, reachable: false };
         }
       }),
     );
@@ -575,8 +646,8 @@ function canonicalRoot(path: string): string {
   }
 }
 
-function toView(row: SessionRow, st: GuardianStatus | null, cfg: HoldfastConfig['sessions']): SessionView {
-  const lastActivity = st ? Math.max(st.clock.lastPtyActivityAt, st.clock.lastInstructionAt) : row.last_activity_at;
+function toView(row: SessionRow, st: GuardianStatus | null, cfg: HoldfastConfig['sessions'], lastTool: number | null): SessionView {
+  const lastActivity = Math.max(st ? Math.max(st.clock.lastPtyActivityAt, st.clock.lastInstructionAt) : row.last_activity_at, lastTool ?? 0);
   const ever = st ? st.clock.everExecuted : row.ever_executed === 1;
   const endTime = row.ended_at ?? Date.now();
   return {

@@ -1,14 +1,21 @@
 /**
- * Quota and reclaim rules (DESIGN §4.3): at most `max_live` live guardians; when full, an open
- * reclaims the oldest idle session that never executed anything; if there is none the open fails
- * with `QUOTA_EXCEEDED` and these counts.
+ * Quota and reclaim rules (DESIGN §4.3, issue 18): at most `max_live` live guardians; when full,
+ * an open reclaims the oldest idle session that never executed anything and is either the
+ * caller's own or was never used by any tool call; if there is none the open fails with
+ * `QUOTA_EXCEEDED` and these counts. Another principal's session that saw any tool use is never
+ * ended by someone else's open.
  */
 export interface LiveSessionFacts {
   id: string;
+  /** Owner of the session. */
+  principal: string;
   busy: boolean;
   everExecuted: boolean;
-  /** Milliseconds since the last PTY output or instruction. */
+  /** A tool call used it after the open that created it (read, edit, execute, observe, attach…). */
+  used: boolean;
+  /** Milliseconds since the last PTY output, instruction or tool use. */
   idleMs: number;
+  /** Latest of the guardian's PTY and instruction clocks and the daemon's last tool use, epoch ms. */
   lastActivityAt: number;
   /** Whether the guardian answered (an unreachable one is never reclaimed by guess). */
   reachable: boolean;
@@ -22,9 +29,12 @@ export interface QuotaCounts {
   never_executed: number;
 }
 
-/** The session to reclaim: never executed, not busy, reachable, least recently active. */
-export function pickReclaimable(facts: readonly LiveSessionFacts[]): string | null {
-  const candidates = facts.filter((f) => f.reachable && !f.busy && !f.everExecuted);
+/**
+ * The session an open by `principal` may reclaim: never executed, not busy, reachable, the
+ * caller's own or never used by a tool — the least recently active of those.
+ */
+export function pickReclaimable(facts: readonly LiveSessionFacts[], principal: string): string | null {
+  const candidates = facts.filter((f) => f.reachable && !f.busy && !f.everExecuted && (f.principal === principal || !f.used));
   if (candidates.length === 0) return null;
   candidates.sort((a, b) => a.lastActivityAt - b.lastActivityAt);
   return candidates[0]!.id;

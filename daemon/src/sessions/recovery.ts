@@ -1,7 +1,7 @@
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { guardianPaths, type HomeLayout } from '@holdfast/shared/paths';
-import { isGuardianManifest, isProcessAlive, LinkTimeouts, readJson, type ExitRecord, type GuardianManifest } from '@holdfast/shared/protocol';
+import { isGuardianManifest, isSameProcess, LinkTimeouts, processUid, readJson, type ExitRecord, type GuardianManifest } from '@holdfast/shared/protocol';
 import type { Logger } from '../log.js';
 import type { EventsRepo } from '../store/events-repo.js';
 import type { SessionsRepo } from '../store/sessions-repo.js';
@@ -20,7 +20,8 @@ export interface RecoveryReport {
  * Start-up reconciliation (DESIGN §4.5, containerd's LoadExistingShims): DB rows ⟷ manifests ⟷
  * live sockets. For every live row: pid alive AND start time matches → connect with a timeout →
  * hello → status → adopt; unreachable → exit.json → `exited`/`closed`, else `lost`. A manifest
- * without a live row (a crash between spawn and commit) is killed: no principal owns it.
+ * without a live row (a crash between spawn and commit) is killed — only when its pid and start
+ * time identify a live process of ours (issue 18); the file is removed either way.
  */
 export async function recoverSessions(layout: HomeLayout, manager: SessionManager, sessions: SessionsRepo, events: EventsRepo, log: Logger): Promise<RecoveryReport> {
   const report: RecoveryReport = { adopted: [], exited: [], lost: [], orphansKilled: [] };
@@ -31,10 +32,11 @@ export async function recoverSessions(layout: HomeLayout, manager: SessionManage
     liveRows.map(async (row) => {
       const paths = guardianPaths(layout, row.id);
       const m = readJson<GuardianManifest>(paths.manifest);
-      const manifest = isGuardianManifest(m) ? m : null;
+      // A manifest counts only for its own session and with a start time that identifies its pid.
+      const manifest = isGuardianManifest(m) && m.gid === row.id && isSameProcess(m.pid, m.startTime) ? m : null;
       const pid = manifest?.pid ?? row.guardian_pid;
       const start = manifest?.startTime ?? row.guardian_start_time;
-      if (pid && isProcessAlive(pid, start)) {
+      if (pid && isSameProcess(pid, start)) {
         try {
           const link = await GuardianLink.connect(row.id, manifest?.socketPath ?? row.guardian_socket ?? paths.socket, LinkTimeouts.GUARDIAN_CONNECT_MS, manager.eventsFor(row.id));
           const st = await link.status();
@@ -76,7 +78,9 @@ export async function recoverSessions(layout: HomeLayout, manager: SessionManage
     const gid = n.slice(0, -'.json'.length);
     if (liveIds.has(gid)) continue;
     const m = readJson<GuardianManifest>(join(layout.guardianDir, n));
-    if (isGuardianManifest(m) && isProcessAlive(m.pid, m.startTime)) {
+    // Only a process this manifest identifies — pid and start time, run by us — is killed
+    // (issue 18: a manifest without a start time named any pid, and the daemon killed it).
+    if (isGuardianManifest(m) && m.gid === gid && isSameProcess(m.pid, m.startTime) && processUid(m.pid) === (process.geteuid?.() ?? 0)) {
       await killWithEscalation([m.pid]);
       report.orphansKilled.push(gid);
       events.append({ session_id: gid, kind: 'guardian.orphan_killed', data: { pid: m.pid } });

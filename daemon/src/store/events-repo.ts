@@ -66,7 +66,14 @@ export class EventsRepo {
   /** When it returns true, queued events are written on the next turn instead of after {@link EVENT_FLUSH_MS}. */
   eager: () => boolean = () => false;
 
-  constructor(private readonly db: Db) {
+  /**
+   * @param onWriteError sees a failed write first; when it returns true (a full disk, issue 18) the
+   *   events are dropped instead of failing the caller — history is best effort, the runtime is not.
+   */
+  constructor(
+    private readonly db: Db,
+    private readonly onWriteError: (err: unknown) => boolean = () => false,
+  ) {
     this.insertStmt = db.prepare(
       'INSERT INTO events (at, session_id, workspace, kind, tool, status, data) VALUES (@at, @session_id, @workspace, @kind, @tool, @status, @data)',
     );
@@ -98,9 +105,14 @@ export class EventsRepo {
     for (const fn of this.committed) fn(lastSeq);
   }
 
-  /** Appends an event at once; returns its sequence number. */
+  /** Appends an event at once; returns its sequence number (-1 when a full disk dropped it, issue 18). */
   append(e: NewEvent, at: number = Date.now()): number {
-    return this.appendWith(e, () => undefined, at);
+    try {
+      return this.appendWith(e, () => undefined, at);
+    } catch (err) {
+      if (this.onWriteError(err)) return -1;
+      throw err;
+    }
   }
 
   /**
@@ -139,11 +151,17 @@ export class EventsRepo {
     if (this.pending.length === 0) return;
     const batch = this.pending;
     this.pending = [];
-    const last = this.db.transaction(() => {
-      let n = 0;
-      for (const { e, at } of batch) n = this.insert(e, at);
-      return n;
-    })();
+    let last: number;
+    try {
+      last = this.db.transaction(() => {
+        let n = 0;
+        for (const { e, at } of batch) n = this.insert(e, at);
+        return n;
+      })();
+    } catch (err) {
+      if (this.onWriteError(err)) return; // a full disk drops these history rows (issue 18)
+      throw err;
+    }
     this.notify(last);
   }
 

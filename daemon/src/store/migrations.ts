@@ -157,4 +157,14 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
   DESKTOP_MIGRATION,
   CONVERSATION_READS_MIGRATION,
   OPERATIONS_MIGRATION,
+  {
+    version: 11,
+    name: 'sessions: last tool use (issue 18)',
+    sql: `
+      -- When a tool call last used the session (epoch ms; NULL = never since it was opened). Any
+      -- tool use counts as activity for the TTL reaper, and a used session is never reclaimed by
+      -- another principal's open.
+      ALTER TABLE sessions ADD COLUMN last_tool_at INTEGER;
+    `,
+  },
 ];

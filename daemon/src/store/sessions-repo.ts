@@ -27,6 +27,8 @@ export interface SessionRow {
   end_reason: string | null;
   /** The session's sandbox as JSON (`SessionSandbox`, issue 17); null = unconfined. */
   sandbox: string | null;
+  /** Last tool use, epoch ms (migration 11, issue 18); null when no tool used it since its open. */
+  last_tool_at: number | null;
 }
 
 /** The states in which a guardian should exist. */

@@ -9,6 +9,7 @@ import type { ExtensionServices } from '../extensions/services.js';
 import type { FileServices } from '../files/file-services.js';
 import type { OperationServices } from '../operations/services.js';
 import type { SessionManager } from '../sessions/manager.js';
+import type { DiskSpace } from '../store/disk-space.js';
 import type { EventsRepo } from '../store/events-repo.js';
 import type { WorkServices } from '../work/services.js';
 
@@ -34,6 +35,8 @@ export interface ToolServices {
   desktop: DesktopService;
   /** The desktop panel (issue 16): how views reach the person, the MCP Apps view. */
   desktopPanel: DesktopPanel;
+  /** Free space under the state: writes are refused with DISK_FULL while the disk is full (issue 18). */
+  disk: DiskSpace;
 }
 
 /** One progress update of a running tool call (MCP `notifications/progress` fields). */

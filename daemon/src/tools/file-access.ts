@@ -2,6 +2,7 @@ import { HoldfastError } from '@holdfast/shared/errors';
 import type { FileServices } from '../files/file-services.js';
 import { resolveWorkspacePath, type ResolvedPath } from '../files/workspace-path.js';
 import { assertAllowed, assertWritable, filePolicyFor, type FilePolicy } from '../policy/files.js';
+import type { DiskSpace } from '../store/disk-space.js';
 import type { ReadScope } from '../store/file-reads-repo.js';
 import { requireSessionAccess, type SessionRole } from '../sessions/access.js';
 import { assertSandboxReadable, assertSandboxWritable, parseSessionSandbox, type SessionSandbox } from '../sandbox/session-sandbox.js';
@@ -18,6 +19,8 @@ export interface FileWorkspace {
   root: string;
   policy: FilePolicy;
   files: FileServices;
+  /** Free space under the state (issue 18): bookkeeping writes that hit a full disk are noted here. */
+  disk: DiskSpace;
   /** Whose reads count (issue 8): this session and the caller's conversation. */
   reader: ReadScope;
   /** The session's sandbox (issue 17): the file tools keep to its writable set; null = none. */
@@ -37,7 +40,7 @@ export function openWorkspace(ctx: ToolContext, remoteSessionId: string, need: S
   const root = session.workspace_root;
   const sandbox = parseSessionSandbox(session.sandbox);
   const policy = filePolicyFor(ctx.services.config.config, ctx.services.files.projects, root);
-  return { session, principal: ctx.call.principal, role, root, policy: sandbox ? withHiddenDenied(policy, root, sandbox) : policy, files: ctx.services.files, sandbox, reader: { sessionId: session.id, reader: ctx.call.conversation_id ?? '' } };
+  return { session, principal: ctx.call.principal, role, root, policy: sandbox ? withHiddenDenied(policy, root, sandbox) : policy, files: ctx.services.files, sandbox, disk: ctx.services.disk, reader: { sessionId: session.id, reader: ctx.call.conversation_id ?? '' } };
 }
 
 /** The policy plus one deny rule per folder the sandbox hides inside the workspace (so walks skip it too). */

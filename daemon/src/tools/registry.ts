@@ -1,6 +1,7 @@
 import type { CallContext, ToolCallResult } from '@holdfast/shared/control';
 import { HoldfastError } from '@holdfast/shared/errors';
 import { findTool } from '@holdfast/shared/tools';
+import { diskFullError } from '../store/disk-space.js';
 import type { ProgressUpdate, ToolContext, ToolServices } from './context.js';
 import { failure, toCallResult, type ToolOutcome } from './envelope.js';
 import { artifactHandler } from './artifact/index.js';
@@ -111,9 +112,20 @@ export async function callTool(
     result = await handler(args as never, { call, services, signal, ...(progress ? { progress } : {}) });
   } catch (err) {
     const ctx = typeof rawArgs.remote_session_id === 'string' ? { remote_session_id: rawArgs.remote_session_id } : {};
-    result = failure(type, err, { context: ctx });
+    // A full disk is a retryable DISK_FULL that says what still works, never an INTERNAL (issue 18).
+    const shown = services.disk.noteError(err) ? diskFullError(`${name}`, services.disk.freeBytes()) : err;
+    result = failure(type, shown, { context: ctx });
   }
-  const meta = recordCall(name, args, tracking, result, call, services, Date.now() - started, eventData);
+  // Any tool use of a session counts as its activity (issue 18); the open that created it does not.
+  const used = result.envelope.context.remote_session_id;
+  if (used && !(name === 'session' && result.envelope.hints.created === true)) services.sessions.noteToolUse(used, call.principal);
+  let meta: ReturnType<typeof recordCall>;
+  try {
+    meta = recordCall(name, args, tracking, result, call, services, Date.now() - started, eventData);
+  } catch (err) {
+    // The call happened: on a full disk its history row is lost, not its result (issue 18).
+    if (!services.disk.noteError(err)) throw err;
+  }
   const out = toCallResult(result, { envelopeInMeta });
   if (meta || result.meta) out._meta = { ...(out._meta ?? {}), ...(result.meta ?? {}), ...(meta ?? {}) };
   return out;

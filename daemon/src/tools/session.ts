@@ -71,6 +71,7 @@ export async function sessionHandler(args: Args, ctx: ToolContext): Promise<Tool
     affinity,
     conversation_id: conversation,
     sandbox: ctx.call.sandbox,
+    signal: ctx.signal,
   });
   const live = session.state === 'running' || session.state === 'starting';
   if (!live) {

@@ -72,6 +72,16 @@ export const SessionsConfig = z.object({
   reaper_interval_ms: z.number().int().min(100).default(SessionDefaults.REAPER_INTERVAL_MS),
   /** Shell for new sessions; default bash, else `$SHELL`. */
   shell: z.string().optional(),
+  /**
+   * Guardian starts (issue 18): at most `concurrency` sessions start at once and `queue` more
+   * wait their turn; an open beyond that is refused with a retryable `SPAWN_QUEUE_FULL`.
+   */
+  spawn: z
+    .object({
+      concurrency: z.number().int().min(1).max(64).default(SessionDefaults.SPAWN_CONCURRENCY),
+      queue: z.number().int().min(0).max(4096).default(SessionDefaults.SPAWN_QUEUE),
+    })
+    .prefault({}),
 });
 
 /**
@@ -314,15 +324,40 @@ export const HoldfastConfig = z.object({
 });
 export type HoldfastConfig = z.infer<typeof HoldfastConfig>;
 
+/** The principal of the machine owner: the single configured token, `--auth open`, and stdio. */
+export const OWNER_PRINCIPAL = 'owner';
+/** Prefix of the principals OAuth clients get (issue 14): `oauth:<client id>`. */
+export const OAUTH_PRINCIPAL_PREFIX = 'oauth:';
+
+/**
+ * Why a principals-file name is reserved, or null (issue 18): {@link OWNER_PRINCIPAL} in any
+ * case (it would share sessions with stdio and the default token) and every name starting with
+ * {@link OAUTH_PRINCIPAL_PREFIX} (it would share sessions with an OAuth client).
+ */
+export function reservedPrincipalName(name: string): string | null {
+  if (name.toLowerCase() === OWNER_PRINCIPAL) return `"${name}" is reserved for the machine owner (stdio, --auth open and the single token share its sessions)`;
+  if (name.toLowerCase().startsWith(OAUTH_PRINCIPAL_PREFIX)) return `"${name}" starts with "${OAUTH_PRINCIPAL_PREFIX}", which is reserved for OAuth clients`;
+  return null;
+}
+
 /**
  * One principal of a principals file (`--principal-config`, DESIGN §6.2): a name, where its bearer
  * token comes from (`token_file`, a 0600 regular file, or `token_env`, an environment variable),
  * and the tools it may list and call (`tool_profile`, or `allowed_tools`, which replaces the
- * profile and must be non-empty). Neither tool key = the server's default profile.
+ * profile and must be non-empty). Neither tool key = the server's default profile. Reserved
+ * names ({@link reservedPrincipalName}) are refused.
  */
 export const PrincipalConfig = z
   .object({
-    name: z.string().min(1).max(64).regex(/^[A-Za-z0-9._@-]+$/, 'letters, digits, . _ @ - only'),
+    name: z
+      .string()
+      .min(1)
+      .max(64)
+      .superRefine((n, ctx) => {
+        const why = reservedPrincipalName(n);
+        if (why) ctx.addIssue({ code: 'custom', message: `${why}; choose another name` });
+      })
+      .regex(/^[A-Za-z0-9._@-]+$/, 'letters, digits, . _ @ - only'),
     token_file: z.string().min(1).optional(),
     token_env: z.string().min(1).optional(),
     tool_profile: ToolProfileName.optional(),

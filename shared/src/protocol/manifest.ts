@@ -1,4 +1,5 @@
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { closeSync, constants, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 
 /**
  * On-disk records of a guardian (DESIGN §2, §4.4, §4.5): the manifest it writes when it is ready
@@ -40,17 +41,45 @@ export interface ExitRecord {
   finalOffsets: { pty: number; tasks: Record<string, { stdout: number; stderr: number; exitCode: number | null }> };
 }
 
-/** Writes JSON atomically (temp in the same folder, fsync, rename), mode 0600. */
-export function writeJsonAtomic(path: string, value: unknown): void {
-  const tmp = `${path}.${process.pid}.tmp`;
-  const fd = openSync(tmp, 'w', 0o600);
-  try {
-    writeSync(fd, JSON.stringify(value, null, 2) + '\n');
-    fsyncSync(fd);
-  } finally {
+/**
+ * Creates a new temp file `<path>.<pid>.<random>.tmp` holding `data` (fsynced), mode `mode`, and
+ * returns its path. It is opened `O_CREAT | O_EXCL | O_NOFOLLOW` (issue 18): an existing file or a
+ * planted symlink at that name is never opened or written through — a name that is taken is
+ * skipped for another random one.
+ */
+export function writeTempFile(path: string, data: string | Buffer, mode = 0o600): string {
+  for (let attempt = 0; ; attempt++) {
+    const tmp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+    let fd: number;
+    try {
+      fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST' && attempt < 8) continue;
+      throw err;
+    }
+    try {
+      const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+      for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off, bytes.length - off);
+      fsyncSync(fd);
+    } catch (err) {
+      closeSync(fd);
+      rmSync(tmp, { force: true });
+      throw err;
+    }
     closeSync(fd);
+    return tmp;
   }
-  renameSync(tmp, path);
+}
+
+/** Writes JSON atomically (a new temp file in the same folder, see {@link writeTempFile}; rename), mode 0600. */
+export function writeJsonAtomic(path: string, value: unknown): void {
+  const tmp = writeTempFile(path, JSON.stringify(value, null, 2) + '\n');
+  try {
+    renameSync(tmp, path);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
+  }
 }
 
 /** Reads a JSON file; null when absent or unreadable. */

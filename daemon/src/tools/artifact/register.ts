@@ -24,7 +24,7 @@ function tooLarge(bytes: number): HoldfastError {
 async function fileBytes(ctx: ToolContext, remoteSessionId: string, path: string): Promise<{ session: SessionRow; rel: string; bytes: Buffer }> {
   const ws = openWorkspace(ctx, remoteSessionId, 'editor');
   const p = resolveForRead(ws, path);
-  const { fd, st } = openRegularFile(p.real, p.rel);
+  const { fd, st } = openRegularFile(p.real, p.rel, p.root);
   try {
     if (st.size > WorkLimits.ARTIFACT_MAX_BYTES) throw tooLarge(st.size);
     const buf = Buffer.allocUnsafe(st.size);

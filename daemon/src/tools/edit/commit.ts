@@ -1,7 +1,8 @@
-import { linkSync, lstatSync, mkdirSync, renameSync, rmdirSync, unlinkSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { linkSync, lstatSync, renameSync, rmdirSync, unlinkSync } from 'node:fs';
 import { HoldfastError } from '@holdfast/shared/errors';
 import { stageWrite, writeFileAtomic, type StagedWrite, type TempJournal } from '../../files/atomic-write.js';
+import { openDirBeneath, openParentBeneath, withParentBeneath, type DirHandle } from '../../files/beneath.js';
+import type { ResolvedPath } from '../../files/workspace-path.js';
 import { stageInPlace, writeInPlace } from '../../files/in-place-write.js';
 import type { EditPlan } from './plan.js';
 
@@ -11,34 +12,48 @@ const NO_HARDLINK = new Set(['EXDEV', 'EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EMLINK'
 /**
  * Renames without ever replacing: files and symlinks through `link` + `unlink` (link fails with
  * EEXIST when the destination appeared), folders (and filesystems without hard links) by a
- * checked `rename`.
- * @throws HoldfastError PATH_EXISTS.
+ * checked `rename`. Both names are looked up in folders opened from the workspace root without
+ * following symlinks (issue 18), so neither end can be redirected outside meanwhile.
+ * @throws HoldfastError PATH_EXISTS, PATH_OUTSIDE_WORKSPACE (a folder on the way was replaced).
  */
-export function renameNoReplace(from: string, to: string): void {
-  const st = lstatSync(from);
-  if (!st.isDirectory()) {
-    try {
-      linkSync(from, to);
-      unlinkSync(from);
-      return;
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code ?? '';
-      if (code === 'EEXIST') throw new HoldfastError('PATH_EXISTS', `${to} appeared meanwhile; nothing was renamed`);
-      if (!NO_HARDLINK.has(code)) throw err;
+export function renameNoReplace(from: ResolvedPath, to: ResolvedPath): void {
+  const src = openParentBeneath(from.root, from.real, { shown: from.rel });
+  let dst: { dir: DirHandle; name: string } | null = null;
+  try {
+    dst = openParentBeneath(to.root, to.real, { shown: to.rel });
+    const a = src.dir.entry(src.name);
+    const b = dst.dir.entry(dst.name);
+    const st = lstatSync(a);
+    if (!st.isDirectory()) {
+      try {
+        linkSync(a, b);
+        unlinkSync(a);
+        return;
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code ?? '';
+        if (code === 'EEXIST') throw new HoldfastError('PATH_EXISTS', `${to.rel} appeared meanwhile; nothing was renamed`);
+        if (!NO_HARDLINK.has(code)) throw err;
+      }
     }
+    if (lstatSync(b, { throwIfNoEntry: false })) throw new HoldfastError('PATH_EXISTS', `${to.rel} appeared meanwhile; nothing was renamed`);
+    renameSync(a, b);
+  } finally {
+    src.dir.close();
+    dst?.dir.close();
   }
-  if (lstatSync(to, { throwIfNoEntry: false })) throw new HoldfastError('PATH_EXISTS', `${to} appeared meanwhile; nothing was renamed`);
-  renameSync(from, to);
 }
 
-/** The folders `mkdir -p` created for a path (to remove them again on rollback). */
-function ensureParent(path: string): string[] {
-  const dir = dirname(path);
-  const first = mkdirSync(dir, { recursive: true });
-  if (first === undefined) return [];
+/** Makes the folders of a new file (`mkdir -p` without following symlinks); returns those it made. */
+function ensureParent(p: ResolvedPath): string[] {
   const made: string[] = [];
-  for (let d = dir; d.length >= first.length; d = dirname(d)) made.push(d);
+  const { dir } = openParentBeneath(p.root, p.real, { create: true, made, shown: p.rel });
+  dir.close();
   return made;
+}
+
+/** Removes a folder this call made (rollback), looked up without following symlinks. */
+function removeMadeDir(root: string, dir: string): void {
+  withParentBeneath(root, dir, (parent, name) => rmdirSync(parent.entry(name)));
 }
 
 type Done = { plan: EditPlan; kind: 'write' | 'rename' };
@@ -51,21 +66,21 @@ type Done = { plan: EditPlan; kind: 'write' | 'rename' };
  * atomically, renames moved back, files this call created removed) and the remaining temp files
  * removed; the error is rethrown.
  */
-export async function commitPlans(plans: readonly EditPlan[], journal: TempJournal): Promise<void> {
+export async function commitPlans(root: string, plans: readonly EditPlan[], journal: TempJournal): Promise<void> {
   const made: string[] = [];
   const staged = new Map<EditPlan, StagedWrite>();
   const done: Done[] = [];
   try {
     for (const p of plans) {
       if (p.after !== null) {
-        if (p.operation === 'create') made.push(...ensureParent(p.target.real));
+        if (p.operation === 'create') made.push(...ensureParent(p.target));
         if (p.inPlace && p.before) {
           staged.set(p, await stageInPlace(p.target.real, p.after, { dev: p.before.dev, ino: p.before.ino, ...(p.mode !== null ? { mode: p.mode } : {}) }, { journal }));
         } else {
-          staged.set(p, await stageWrite(p.target.real, p.after, { ...(p.mode !== null ? { mode: p.mode } : {}), ...(p.before ? { uid: p.before.uid, gid: p.before.gid } : {}), journal }));
+          staged.set(p, await stageWrite(p.target.real, p.after, { ...(p.mode !== null ? { mode: p.mode } : {}), ...(p.before ? { uid: p.before.uid, gid: p.before.gid } : {}), journal, base: root }));
         }
       } else if (p.dest) {
-        made.push(...ensureParent(p.dest.real));
+        made.push(...ensureParent(p.dest));
       }
     }
     for (const p of plans) {
@@ -74,7 +89,7 @@ export async function commitPlans(plans: readonly EditPlan[], journal: TempJourn
         await s.commit();
         done.push({ plan: p, kind: 'write' });
       } else if (p.dest) {
-        renameNoReplace(p.target.abs, p.dest.abs);
+        renameNoReplace(p.target, p.dest);
         done.push({ plan: p, kind: 'rename' });
       }
     }
@@ -82,17 +97,17 @@ export async function commitPlans(plans: readonly EditPlan[], journal: TempJourn
     for (const s of staged.values()) await s.abort();
     for (const d of done.reverse()) {
       try {
-        if (d.kind === 'rename') renameNoReplace(d.plan.dest!.abs, d.plan.target.abs);
+        if (d.kind === 'rename') renameNoReplace(d.plan.dest!, d.plan.target);
         else if (d.plan.before && d.plan.inPlace) await writeInPlace(d.plan.target.real, d.plan.before.bytes, { dev: d.plan.before.dev, ino: d.plan.before.ino, mode: d.plan.before.mode }, { journal });
-        else if (d.plan.before) await writeFileAtomic(d.plan.target.real, d.plan.before.bytes, { mode: d.plan.before.mode, journal });
-        else unlinkSync(d.plan.target.real); // created by this call a moment ago
+        else if (d.plan.before) await writeFileAtomic(d.plan.target.real, d.plan.before.bytes, { mode: d.plan.before.mode, journal, base: root });
+        else withParentBeneath(root, d.plan.target.real, (dir, name) => unlinkSync(dir.entry(name))); // created by this call a moment ago
       } catch {
         // best effort: the error below names the call that failed
       }
     }
     for (const dir of made.sort((a, b) => b.length - a.length)) {
       try {
-        rmdirSync(dir);
+        removeMadeDir(root, dir);
       } catch {
         // not empty or gone
       }

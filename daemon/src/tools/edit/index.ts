@@ -1,14 +1,16 @@
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { FileLimits } from '@holdfast/shared/constants';
 import { HoldfastError } from '@holdfast/shared/errors';
 import { newId } from '@holdfast/shared/ids';
 import type { editTool, ResultAction } from '@holdfast/shared/tools';
 import type * as z from 'zod';
-import { sha256Hex } from '../../files/file-facts.js';
+import { lstatBeneath } from '../../files/beneath.js';
+import { readWhole, sha256Hex } from '../../files/file-facts.js';
+import { openRegularFile } from '../../files/file-kind.js';
 import { detectFormat } from '../../files/text-format.js';
 import { previewOf } from '../../files/unified-diff.js';
-import { resolveWorkspacePath } from '../../files/workspace-path.js';
+import { resolveWorkspacePath, type ResolvedPath } from '../../files/workspace-path.js';
 import type { ToolContext } from '../context.js';
 import { action, failure, outcome, type ToolOutcome } from '../envelope.js';
 import { fileContext, openWorkspace, type FileWorkspace } from '../file-access.js';
@@ -24,13 +26,31 @@ type Args = z.output<typeof editTool.input>;
 /** Dry runs return the diff inline up to this many bytes. */
 const DRY_RUN_DIFF_MAX_BYTES = 64 * 1024;
 
-/** Readback of a written file (issue 4): what is on disk now. */
-function readback(path: string): Record<string, unknown> | null {
+/**
+ * Readback of a written or renamed file (issue 4): what is on disk now — the regular file at the
+ * path itself, opened without following a symlink anywhere (issue 18: a renamed symlink that
+ * points outside is described as a symlink, never by the bytes it points to).
+ */
+function readback(p: ResolvedPath): Record<string, unknown> | null {
+  let file;
   try {
-    if (!statSync(path).isFile()) return null;
-    const bytes = readFileSync(path);
+    file = openRegularFile(p.real, p.rel, p.root);
+  } catch {
+    const st = lstatBeneathOrNull(p);
+    return st?.isSymbolicLink() ? { kind: 'symlink' } : null;
+  }
+  try {
+    const bytes = readWhole(file.fd, file.st.size);
     const f = detectFormat(bytes);
     return { byte_length: bytes.length, sha256: sha256Hex(bytes), format: f, tail_hex: bytes.subarray(Math.max(0, bytes.length - 16)).toString('hex') };
+  } finally {
+    closeSync(file.fd);
+  }
+}
+
+function lstatBeneathOrNull(p: ResolvedPath): ReturnType<typeof lstatBeneath> {
+  try {
+    return lstatBeneath(p.root, p.real);
   } catch {
     return null;
   }
@@ -122,7 +142,7 @@ function appendAudit(ws: FileWorkspace, entry: Parameters<FileWorkspace['files']
 }
 
 function verifyText(v: VerifyResult): string {
-  if (!v.ran) return `verify_command not run (${v.decision}): ${v.reason}`;
+  if (!v.ran) return `verify_command not run${v.decision === 'allow' ? '' : ` (${v.decision})`}: ${v.reason}`;
   if (v.state === 'running') return `verify_command still running as ${v.execution_task_id}; attach with execute(action="attach")`;
   const out = [v.stdout, v.stderr ? `[stderr]\n${v.stderr}` : ''].filter(Boolean).join('\n');
   return `verify_command ${v.passed ? 'passed' : `failed (exit ${v.exit_code ?? v.signal})`}${out ? `:\n${out}` : ''}`;
@@ -138,6 +158,8 @@ export async function editHandler(args: Args, ctx: ToolContext): Promise<ToolOut
   const ws = openWorkspace(ctx, args.remote_session_id, 'editor');
   const rs = ws.session.id;
   const context = fileContext(ws, args.purpose);
+  // New bytes and their records need room: none while the disk is full (issue 18).
+  if (!args.dry_run) ctx.services.disk.assertWritable('edit');
   const key = args.dry_run ? undefined : args.idempotency_key;
   const digest = key ? argsDigest({ ...args, remote_session_id: undefined }) : '';
   if (key) {
@@ -157,6 +179,11 @@ export async function editHandler(args: Args, ctx: ToolContext): Promise<ToolOut
         // refused again, with its message, during planning
       }
     }
+  }
+  // verify_command runs a shell command: only a principal allowed `execute` may give one
+  // (issue 18: it would otherwise be a shell for principals limited to reading and editing).
+  if (args.verify_command && !ctx.call.allowed_tools.includes('execute')) {
+    throw new HoldfastError('TOOL_NOT_ALLOWED', `verify_command runs a shell command, which needs the execute tool; principal ${ctx.call.principal} is not allowed execute — edit without verify_command`);
   }
   // A check that policy would not run is refused before any byte is written: an edit that cannot
   // be verified as asked should not be applied half-way to what the agent meant.
@@ -208,13 +235,13 @@ export async function editHandler(args: Args, ctx: ToolContext): Promise<ToolOut
       }
       const editId = newId('edit');
       if (changed.length > 0) {
-        await commitPlans(changed, ws.files.temps);
+        await commitPlans(ws.root, changed, ws.files.temps);
         record(ctx, ws, editId, changed, diff, args.purpose);
       }
       const files = plans.map((p) => ({
         path: p.path, operation: p.operation, ...(p.dest ? { new_path: p.dest.rel } : {}), changed: p.changed, changed_lines: p.changedLines,
         ...(p.inPlace && p.before ? { hard_links: p.before.links, written_in_place: true } : {}),
-        readback: readback(p.dest ? p.dest.abs : p.target.real),
+        readback: readback(p.dest ?? p.target),
       }));
       const prev = previewOf(diff, FileLimits.DIFF_PREVIEW_BYTES);
       const diffLines = diff === '' ? 0 : diff.split('\n').length - 1;
@@ -223,7 +250,7 @@ export async function editHandler(args: Args, ctx: ToolContext): Promise<ToolOut
         diff_preview: prev.text, diff_truncated: prev.truncated, diff_lines: diffLines,
       };
       const actions: ResultAction[] = prev.truncated ? [action('observe', { view: 'diff', remote_session_id: rs, edit_id: editId, offset: 0, limit: 400 }, 'read the whole diff')] : [];
-      const summary = files.map((f) => `  ${f.path}${'new_path' in f ? ` → ${f.new_path}` : ''}: ${f.operation}${f.changed ? `, ${f.changed_lines} line${f.changed_lines === 1 ? '' : 's'} changed` : ', no change'}${'hard_links' in f ? `, written in place (${f.hard_links} hard links: every name sees the change)` : ''}${f.readback ? `, sha256 ${f.readback.sha256 as string}` : ''}`);
+      const summary = files.map((f) => `  ${f.path}${'new_path' in f ? ` → ${f.new_path}` : ''}: ${f.operation}${f.changed ? `, ${f.changed_lines} line${f.changed_lines === 1 ? '' : 's'} changed` : ', no change'}${'hard_links' in f ? `, written in place (${f.hard_links} hard links: every name sees the change)` : ''}${typeof f.readback?.sha256 === 'string' ? `, sha256 ${f.readback.sha256}` : ''}`);
       const head = changed.length > 0 ? `Edited ${changed.length} file${changed.length === 1 ? '' : 's'} (${editId}):` : 'Nothing to change: the files already have this content.';
       const text = `${head}\n${summary.join('\n')}${prev.text ? `\n${prev.text}` : ''}${prev.truncated ? `[diff continues: observe(view="diff", edit_id="${editId}")]` : ''}`;
       return outcome('edit.applied', 'succeeded', data, text, { context, actions });
@@ -233,7 +260,10 @@ export async function editHandler(args: Args, ctx: ToolContext): Promise<ToolOut
     return failure('edit', err, { context, actions: editFailureActions(ws, err, op), ...(failedIndex >= 0 ? { data: { index: failedIndex, path: op?.path ?? null } } : {}) });
   }
   if (args.verify_command && !args.dry_run && result.envelope.status === 'succeeded') {
-    const v = await runVerify(ctx, ws, args.verify_command, String(result.envelope.data?.edit_id ?? 'a no-op edit'));
+    // The edit is on disk now: whatever happens to the check, the result must say so (issue 18).
+    const v = await runVerify(ctx, ws, args.verify_command, String(result.envelope.data?.edit_id ?? 'a no-op edit')).catch(
+      (err: unknown): VerifyResult => ({ command: args.verify_command!, ran: false, passed: false, decision: 'allow', reason: `it could not be started: ${(err as Error).message}` }),
+    );
     const data = { ...(result.envelope.data ?? {}), verify: v };
     const status = v.passed ? 'succeeded' : 'completed_with_issues';
     const actions = [...result.envelope.actions];

@@ -1,11 +1,12 @@
-import { closeSync, constants as fsConstants, openSync, readFileSync, statSync, type BigIntStats, type Stats } from 'node:fs';
+import { closeSync, constants as fsConstants, fstatSync } from 'node:fs';
 import { FileLimits } from '@holdfast/shared/constants';
 import { HoldfastError } from '@holdfast/shared/errors';
 import type { EditOperation, ExpectedFormat } from '@holdfast/shared/tools';
 import { detectCharset } from '../../files/charset.js';
 import { logicalText, normaliseNewlines, openEditable, rebuild } from '../../files/editable-text.js';
-import { sha256Hex } from '../../files/file-facts.js';
-import { assertRegularFile, notFound } from '../../files/file-kind.js';
+import { lstatBeneath, openBeneath } from '../../files/beneath.js';
+import { readWhole, sha256Hex } from '../../files/file-facts.js';
+import { openRegularFile } from '../../files/file-kind.js';
 import { detectFormat, type TextFormat } from '../../files/text-format.js';
 import { applyLinePatches, applyReplacements } from '../../files/text-operations.js';
 import { unifiedDiff } from '../../files/unified-diff.js';
@@ -76,28 +77,22 @@ export function decodeBase64(s: string, path: string): Buffer {
   return Buffer.from(clean, 'base64');
 }
 
-function lstatOrNull(p: string): Stats | null {
-  try {
-    return statSync(p, { throwIfNoEntry: false }) ?? null;
-  } catch {
-    return null;
-  }
-}
-
-/** Reads the current bytes of an existing regular file for an update. */
+/**
+ * Reads the current bytes of an existing regular file for an update, through a descriptor opened
+ * without following symlinks on the way (issue 18).
+ */
 export function readBefore(p: ResolvedPath): Before {
-  let st: BigIntStats;
+  const file = openRegularFile(p.real, p.rel, p.root);
   try {
-    st = statSync(p.real, { bigint: true });
-  } catch (err) {
-    throw notFound(err, p.rel);
+    const st = fstatSync(file.fd, { bigint: true });
+    if (st.size > BigInt(FileLimits.EDIT_MAX_FILE_BYTES)) {
+      throw new HoldfastError('FILE_TOO_LARGE', `${p.rel} has ${st.size} bytes; edit rewrites files up to ${FileLimits.EDIT_MAX_FILE_BYTES} bytes`, { details: { path: p.rel } });
+    }
+    const bytes = readWhole(file.fd, Number(st.size));
+    return { bytes, sha: sha256Hex(bytes), mode: Number(st.mode & 0o7777n), uid: Number(st.uid), gid: Number(st.gid), links: Number(st.nlink), dev: st.dev, ino: st.ino };
+  } finally {
+    closeSync(file.fd);
   }
-  assertRegularFile(st, p.rel);
-  if (st.size > BigInt(FileLimits.EDIT_MAX_FILE_BYTES)) {
-    throw new HoldfastError('FILE_TOO_LARGE', `${p.rel} has ${st.size} bytes; edit rewrites files up to ${FileLimits.EDIT_MAX_FILE_BYTES} bytes`, { details: { path: p.rel } });
-  }
-  const bytes = readFileSync(p.real);
-  return { bytes, sha: sha256Hex(bytes), mode: Number(st.mode & 0o7777n), uid: Number(st.uid), gid: Number(st.gid), links: Number(st.nlink), dev: st.dev, ino: st.ino };
 }
 
 /** Why a file cannot be opened for writing, by errno (for the HARD_LINKED message). */
@@ -118,8 +113,10 @@ const NOT_WRITABLE: Record<string, string> = {
 export function writesInPlace(before: Before, p: ResolvedPath): boolean {
   if (before.links <= 1) return false;
   try {
-    closeSync(openSync(p.real, fsConstants.O_WRONLY | fsConstants.O_NOFOLLOW));
+    // Opened through its folder without following symlinks, never blocking (issue 18).
+    closeSync(openBeneath(p.root, p.real, fsConstants.O_WRONLY | fsConstants.O_NONBLOCK));
   } catch (err) {
+    if (err instanceof HoldfastError) throw err;
     const code = (err as NodeJS.ErrnoException).code ?? '';
     const why = NOT_WRITABLE[code] ?? `cannot be opened for writing (${code || (err as Error).message})`;
     throw new HoldfastError(
@@ -153,7 +150,7 @@ export function wholeFileChange(oldPath: string | null, newPath: string, before:
 /** `create`: a new file (never over an existing path). */
 function planCreate(ws: FileWorkspace, op: EditOperation, index: number): EditPlan {
   const target = resolveForWrite(ws, op.path);
-  if (target.lstat !== null || lstatOrNull(target.real) !== null) {
+  if (target.lstat !== null || lstatBeneath(target.root, target.real) !== null) {
     throw new HoldfastError('PATH_EXISTS', `${target.rel} already exists; read it and use operation="update" with its sha256`, { details: { path: target.rel, index } });
   }
   if (op.replacements || op.line_patch || op.base_sha256) throw new HoldfastError('BAD_REQUEST', `edits[${index}]: create takes content or content_base64 only`);

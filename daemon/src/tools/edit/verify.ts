@@ -51,6 +51,8 @@ export function verifyVerdict(ctx: ToolContext, ws: FileWorkspace, command: stri
 
 /**
  * Runs an edit's `verify_command` after a successful write (issue 4), under the execute policy
+ * and only after its audit line is written (issue 18: when that fails the result says so and the
+ * check is not run — the edit is applied either way)
  * (issue 5, policy/commands.ts with the project's narrowing): anything but `allow` is not run — a
  * check that needs confirmation or is denied says so. It runs as a background task on the
  * session's guardian in the workspace root, waited for up to {@link verifyWaitMs}; one still
@@ -63,7 +65,12 @@ export async function runVerify(ctx: ToolContext, ws: FileWorkspace, command: st
   }
   const link = await ctx.services.sessions.ensureLink(ws.session.id);
   const id = newId('executionTask');
-  ws.files.audit.append({ event: 'edit.verify', principal: ctx.call.principal, remote_session_id: ws.session.id, execution_task_id: id, command, decision: 'allow', reason: verdict.reason });
+  // As for execute (issue 5): no audit line, no command. The edit itself is already on disk.
+  try {
+    ws.files.audit.append({ event: 'edit.verify', principal: ctx.call.principal, remote_session_id: ws.session.id, execution_task_id: id, command, decision: 'allow', reason: verdict.reason });
+  } catch (err) {
+    return { command, ran: false, passed: false, decision: verdict.decision, reason: `the audit log could not be written (${(err as Error).message}), and nothing runs unaudited` };
+  }
   // A task row like execute's, so execute(action="attach") and observe(view="task"/"logs") find it.
   const now = Date.now();
   const tasks = ctx.services.execution.tasks;

@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
-import { createReadStream, readlinkSync, type Stats } from 'node:fs';
+import { createReadStream, type Stats } from 'node:fs';
 import { HoldfastError } from '@holdfast/shared/errors';
 import type { MoveTarget } from '@holdfast/shared/tools';
-import { kindOf } from '../../files/file-kind.js';
+import { readlinkBeneath } from '../../files/beneath.js';
+import { kindOf, openRegularFile } from '../../files/file-kind.js';
+import type { ResolvedPath } from '../../files/workspace-path.js';
 import { resolveForWrite, type FileWorkspace } from '../file-access.js';
 import { canonicalJson } from '../idempotency.js';
 
@@ -23,10 +25,12 @@ export interface ManifestEntry {
   link_target_sha256?: string;
 }
 
-function sha256File(path: string): Promise<string> {
+/** sha256 of a regular file, read through a descriptor opened without following symlinks (issue 18). */
+function sha256File(p: ResolvedPath): Promise<string> {
+  const { fd } = openRegularFile(p.real, p.rel, p.root);
   return new Promise((resolve, reject) => {
     const h = createHash('sha256');
-    createReadStream(path)
+    createReadStream('', { fd, autoClose: true })
       .on('data', (c) => h.update(c))
       .on('error', reject)
       .on('end', () => resolve(h.digest('hex')));
@@ -50,9 +54,9 @@ export async function freezeTarget(ws: FileWorkspace, t: MoveTarget): Promise<Ma
   const e: ManifestEntry = { path: p.rel, realRel: p.realRel, kind: t.kind, dev: st.dev, ino: st.ino };
   if (t.kind === 'file') {
     e.size = st.size;
-    e.sha256 = await sha256File(p.abs);
+    e.sha256 = await sha256File(p);
   } else if (t.kind === 'symlink') {
-    e.link_target = readlinkSync(p.abs);
+    e.link_target = readlinkBeneath(p.root, p.real);
     e.link_target_sha256 = createHash('sha256').update(e.link_target).digest('hex');
   }
   return e;

@@ -1,6 +1,7 @@
 import { renameSync, unlinkSync } from 'node:fs';
 import { HoldfastError } from '@holdfast/shared/errors';
 import type { MoveSubmitArgs, ResultAction } from '@holdfast/shared/tools';
+import { withParentBeneath } from '../../files/beneath.js';
 import { moveToTrash, type TrashedItem } from '../../files/trash.js';
 import { roleAtLeast } from '../../sessions/access.js';
 import type { MoveRequestRow } from '../../store/move-requests-repo.js';
@@ -20,9 +21,9 @@ function replay(ws: FileWorkspace, row: MoveRequestRow): ToolOutcome {
   return { ...stored, envelope: { ...stored.envelope, context: fileContext(ws, row.purpose), hints: { ...stored.envelope.hints, idempotent_replay: true } } };
 }
 
-/** Moves a trashed item back (rollback of a partly failed submit). */
-function restore(t: TrashedItem): void {
-  renameSync(t.trashed_to, t.original);
+/** Moves a trashed item back into the workspace (rollback of a partly failed submit), never through a symlink. */
+function restore(root: string, t: TrashedItem): void {
+  withParentBeneath(root, t.original, (dir, name) => renameSync(t.trashed_to, dir.entry(name)));
   unlinkSync(t.info_file);
 }
 
@@ -66,11 +67,11 @@ export async function submitMove(ctx: ToolContext, ws: FileWorkspace, args: Subm
     const moved: TrashedItem[] = [];
     for (const e of entries) {
       try {
-        moved.push(await moveToTrash(`${ws.root}/${e.realRel}`));
+        moved.push(await moveToTrash(`${ws.root}/${e.realRel}`, process.env, { base: ws.root, expect: { dev: e.dev, ino: e.ino } }));
       } catch (err) {
         for (const t of moved.reverse()) {
           try {
-            restore(t);
+            restore(ws.root, t);
           } catch {
             // left in the trash: the message names it
           }

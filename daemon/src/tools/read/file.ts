@@ -81,7 +81,7 @@ export async function readFile(ws: FileWorkspace, raw: ReadItem, opts: ReadFileO
   }
   const p = resolveForRead(ws, item.path);
   const rs = ws.session.id;
-  const file = openRegularFile(p.real, p.rel);
+  const file = openRegularFile(p.real, p.rel, ws.root);
   try {
     if (mode === 'full' && file.st.size > FileLimits.READ_FULL_MAX_BYTES) {
       throw new HoldfastError('FILE_TOO_LARGE', `${p.rel} has ${file.st.size} bytes, over the ${FileLimits.READ_FULL_MAX_BYTES}-byte cap of mode="full"; read it in windows`, {
@@ -94,7 +94,13 @@ export async function readFile(ws: FileWorkspace, raw: ReadItem, opts: ReadFileO
 
     if (facts.sha256 !== null) {
       const key = `${mode}|${pos.offset}|${pos.lineByteOffset}|${pos.limit}|${opts.budgetBytes}`;
-      const seen = ws.files.reads.recordRead(ws.reader, p.realRel, facts.sha256, key);
+      let seen = false;
+      try {
+        seen = ws.files.reads.recordRead(ws.reader, p.realRel, facts.sha256, key);
+      } catch (err) {
+        // Read tracking is bookkeeping: on a full disk the read still answers (issue 18).
+        if (!ws.disk.noteError(err)) throw err;
+      }
       // "Unchanged since you read it" only to a caller known to be the one who read it: clients
       // that name no conversation (reader '') may be several conversations (issue 8).
       if (seen && item.force !== true && ws.reader.reader !== '') {

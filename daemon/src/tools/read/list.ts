@@ -1,10 +1,11 @@
 import { lstatSync, readdirSync, readlinkSync } from 'node:fs';
-import { join } from 'node:path';
 import { FileLimits } from '@holdfast/shared/constants';
 import { HoldfastError } from '@holdfast/shared/errors';
 import type { readTool } from '@holdfast/shared/tools';
 import type * as z from 'zod';
+import { openDirBeneath, type DirHandle } from '../../files/beneath.js';
 import { kindOf, listingKind, notFound } from '../../files/file-kind.js';
+import type { ResolvedPath } from '../../files/workspace-path.js';
 import { comparePaths } from '../../files/search/path-order.js';
 import { deniedBy } from '../../policy/files.js';
 import { action, outcome, type ToolOutcome } from '../envelope.js';
@@ -49,11 +50,23 @@ export async function readList(ws: FileWorkspace, args: Args, signal: AbortSigna
   if (!scope.lstat.isDirectory() && !(scope.lstat.isSymbolicLink() && lstatSync(scope.real).isDirectory())) {
     throw new HoldfastError('BAD_REQUEST', `${scope.rel} is not a directory; read it with view="file"`, { details: { path: scope.rel } });
   }
+  // The folder is opened without following symlinks on the way (issue 18); its entries are read
+  // and examined through that descriptor, never through the path again.
+  const dir = openDirBeneath(ws.root, scope.real, { shown: scope.rel || '.' });
+  try {
+    return listEntries(ws, args, scope, dir, limit, nextAction);
+  } finally {
+    dir.close();
+  }
+}
+
+function listEntries(ws: FileWorkspace, args: Args, scope: ResolvedPath, dir: DirHandle, limit: number, nextAction: (cursor: string | null) => ReturnType<typeof action>[]): ToolOutcome {
+  const mode = 'entries';
   const fp = queryFingerprint(['entries', scope.realRel, limit]);
   const offset = decodeCursor(args.cursor, fp);
   let names: string[];
   try {
-    names = readdirSync(scope.real).sort(comparePaths);
+    names = readdirSync(dir.entry('.')).sort(comparePaths);
   } catch (err) {
     throw notFound(err, scope.rel);
   }
@@ -64,7 +77,7 @@ export async function readList(ws: FileWorkspace, args: Args, signal: AbortSigna
     const realRel = scope.realRel === '' ? name : `${scope.realRel}/${name}`;
     let st;
     try {
-      st = lstatSync(join(scope.real, name));
+      st = lstatSync(dir.entry(name));
     } catch {
       continue;
     }
@@ -78,7 +91,7 @@ export async function readList(ws: FileWorkspace, args: Args, signal: AbortSigna
     if (kind === 'file') e.size = st.size;
     if (kind === 'symlink') {
       try {
-        e.link_target = readlinkSync(join(scope.real, name));
+        e.link_target = readlinkSync(dir.entry(name));
       } catch {
         // vanished
       }
