@@ -7,7 +7,7 @@
 // starts the driver built with it. Older driver bundles stay for the guardians that still run
 // them and are removed once older than DRIVER_KEEP_DAYS or beyond the DRIVER_KEEP_NEWEST newest.
 import { build } from 'esbuild';
-import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 
 const DRIVER_KEEP_DAYS = 30;
@@ -61,13 +61,37 @@ const mcpClientVendor = {
   },
 };
 
+// The desktop panel (issue 16): the page's script (guardian/page/, type-checked by `tsc -p page`)
+// is bundled for the browser and stamped into the driver with its HTML and CSS, so a driver serves
+// the page built with it and nothing is fetched from anywhere else. The MCP Apps view is one
+// self-contained HTML file (its script and style inline), served by the daemon as
+// `ui://holdfast/desktop.html`.
+const pageDir = new URL('./page/', import.meta.url).pathname;
+const browserScript = async (entry) =>
+  (await build({ entryPoints: [join(pageDir, entry)], bundle: true, write: false, platform: 'browser', format: 'iife', target: 'chrome110', minify: true, legalComments: 'none', logLevel: 'warning' })).outputFiles[0].text;
+const panelAssets = {
+  html: readFileSync(join(pageDir, 'panel.html'), 'utf8'),
+  js: await browserScript('panel.ts'),
+  css: readFileSync(join(pageDir, 'panel.css'), 'utf8'),
+};
+mkdirSync(join(dist, 'page'), { recursive: true });
+writeFileSync(join(dist, 'page', 'panel.html'), panelAssets.html);
+writeFileSync(join(dist, 'page', 'panel.js'), panelAssets.js);
+writeFileSync(join(dist, 'page', 'panel.css'), panelAssets.css);
+const appJs = (await browserScript('app.ts')).replace(/<\/script/gi, '<\\/script');
+const appHtml = readFileSync(join(pageDir, 'app.html'), 'utf8')
+  .replace('/*__APP_CSS__*/', () => readFileSync(join(pageDir, 'app.css'), 'utf8'))
+  .replace('/*__APP_JS__*/', () => appJs);
+writeFileSync(join(dist, 'desktop-app.html'), appHtml);
+
 const driver = await build({
   ...common,
   entryPoints: { 'desktop-driver': new URL('./src/desktop-driver/main.ts', import.meta.url).pathname },
   outdir: dist,
   entryNames: '[name]-[hash]',
   outExtension: { '.js': '.mjs' },
-  external: ['sharp'],
+  external: ['sharp', 'bufferutil', 'utf-8-validate'],
+  define: { ...common.define, __HOLDFAST_PANEL_ASSETS__: JSON.stringify(panelAssets) },
   metafile: true,
 });
 const driverFile = basename(Object.keys(driver.metafile.outputs).find((f) => f.endsWith('.mjs')));

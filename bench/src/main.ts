@@ -7,6 +7,7 @@ import { extensionsSuite } from './suites/extensions.js';
 import { filesSuite } from './suites/files.js';
 import { mcpSuite } from './suites/mcp.js';
 import { oauthSuite } from './suites/oauth.js';
+import { panelSuite } from './suites/panel.js';
 import { operationsSuite } from './suites/operations.js';
 import { runtimeSuite } from './suites/runtime.js';
 import { sandboxSuite } from './suites/sandbox.js';
@@ -29,6 +30,7 @@ const SUITES: Record<string, () => Promise<void>> = {
   work: workSuite,
   ops: operationsSuite,
   desktop: desktopSuite,
+  panel: panelSuite,
 };
 
 async function main(): Promise<void> {

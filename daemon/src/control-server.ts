@@ -5,7 +5,8 @@ import { ProtocolVersions, WireLimits } from '@holdfast/shared/protocol';
 import { acceptPeer, protocolVersionRefusal, type RequestHandler, type RpcPeer } from '@holdfast/shared/wire';
 import type { Logger } from './log.js';
 
-const CONTROL_ROLES = new Set(['adapter', 'cli', 'test']);
+/** `panel`: a desktop driver forwarding the person's choices from the panel page (issue 16). */
+const CONTROL_ROLES = new Set(['adapter', 'cli', 'test', 'panel']);
 
 /**
  * The control socket (DESIGN §3): accepts adapter/CLI connections on `run/daemon.sock` (0600),

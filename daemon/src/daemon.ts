@@ -11,6 +11,7 @@ import { ensurePrivateDir } from '@holdfast/shared/run-dir';
 import { ConfigStore, writeDefaultConfigIfAbsent } from './config-store.js';
 import { ControlServer } from './control-server.js';
 import { DeviceBook } from './desktop/device-book.js';
+import { DesktopPanel } from './desktop/desktop-panel.js';
 import { DesktopService } from './desktop/desktop-service.js';
 import { OsKeyring } from './desktop/keyring.js';
 import { runDoctor } from './doctor.js';
@@ -74,6 +75,7 @@ export class Daemon {
   private retention!: Retention;
   private operations!: OperationRunner;
   private desktop!: DesktopService;
+  private desktopPanel!: DesktopPanel;
   private reaper!: Reaper;
   private server!: ControlServer;
   private releaseLock: (() => Promise<void>) | null = null;
@@ -143,6 +145,7 @@ export class Daemon {
     this.streams.start();
     const desktopRepo = new DesktopRepo(this.db);
     this.desktop = new DesktopService(desktopRepo, new DeviceBook(desktopRepo, new OsKeyring(), this.eventsRepo, l.home), this.manager, this.configStore, this.eventsRepo, this.log);
+    this.desktopPanel = new DesktopPanel(this.desktop, this.configStore, l.daemonSocket);
     this.manager.onSessionEnded((id) => this.desktop.onSessionEnded(id));
     const report = await recoverSessions(l, this.manager, this.sessionsRepo, this.eventsRepo, this.log);
     const endedDesktops = this.desktop.reconcile();
@@ -169,6 +172,7 @@ export class Daemon {
       operations: { repo: operationsRepo, runner: this.operations },
       environment: new EnvironmentService(snapshots, this.configStore, this.manager),
       desktop: this.desktop,
+      desktopPanel: this.desktopPanel,
       disk: this.disk,
     };
     const router = createRouter(this.handlers(services), (m) => {
@@ -285,6 +289,9 @@ export class Daemon {
       'desktop.disconnect': (p) => this.desktop.closeByPerson(p.id),
       'desktop.view': (p) => this.desktop.describeView(p.view_id),
       'desktop.pair': (p) => this.desktop.pair(p.view_id, p.device, p.close),
+      'desktop.panel_connect': (p) => this.desktopPanel.connect(p),
+      'desktop.panel_link': (p) => this.desktopPanel.link(p.view_id),
+      'desktop.view_ticket': (p) => this.desktopPanel.viewTicket(p.view_id),
       'tool.call': (p, ctx) => {
         const id = p.context.progress_id;
         // Progress goes back on the connection that made the call (the adapter forwards it).

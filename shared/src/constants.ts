@@ -302,3 +302,42 @@ export const DesktopLimits = {
   VIRTUAL_WIDTH_DEFAULT: 1280,
   VIRTUAL_HEIGHT_DEFAULT: 800,
 } as const;
+
+/**
+ * The desktop panel (issue 16; docs/desktop.md): the loopback page a session's desktop driver
+ * serves, its video socket, the terminal viewer and the MCP Apps view.
+ */
+export const PanelLimits = {
+  /** A bootstrap secret (URL fragment) works once, within this, ms. */
+  BOOTSTRAP_TTL_MS: 60_000,
+  /** A browser session (cookie) lasts at most this, ms. */
+  BROWSER_SESSION_MAX_MS: 12 * 60 * 60_000,
+  /** Browser sessions kept per panel; the oldest is dropped beyond this. */
+  MAX_BROWSER_SESSIONS: 16,
+  /** A video-socket ticket works once, within this, ms (bound to view, desktop session and generation). */
+  TICKET_TTL_MS: 15_000,
+  /** The ticket must be the first message within this after the socket opened, ms. */
+  TICKET_FIRST_MESSAGE_MS: 5000,
+  /** Video sockets per desktop session (browser pages, terminal viewers and apps together). */
+  MAX_VIEWERS_PER_SESSION: 8,
+  /** Least time between two frames to a page or app (≤ 25 frames/s), ms. */
+  PAGE_FRAME_INTERVAL_MS: 40,
+  /** Least time between two frames to a terminal viewer (8 frames/s), ms. */
+  TERMINAL_FRAME_INTERVAL_MS: 125,
+  /** JPEG quality of video frames (1–100). */
+  JPEG_QUALITY: 75,
+  /** A changed region larger than this share of the screen is sent as a whole frame. */
+  FULL_FRAME_AREA_SHARE: 0.5,
+  /** A viewer whose socket holds more unsent bytes than this is closed (it stopped reading), bytes. */
+  MAX_BUFFERED_BYTES: 8 * 1024 * 1024,
+  /** Largest request body the panel reads, bytes. */
+  MAX_BODY_BYTES: 16 * 1024,
+  /** An MCP Apps view that has not reported ready within this shows `not_confirmed`, ms. */
+  APP_CONFIRM_MS: 10_000,
+  /** Terminal viewer: cells at most, and the cell width/height ratio range and default. */
+  TERMINAL_MAX_COLS: 160,
+  TERMINAL_MAX_ROWS: 60,
+  CELL_ASPECT_MIN: 0.2,
+  CELL_ASPECT_MAX: 2,
+  CELL_ASPECT_DEFAULT: 0.5,
+} as const;

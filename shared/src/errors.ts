@@ -89,6 +89,9 @@ export const ERROR_CODES = [
   // Issue 9: a file with other hard links that cannot be written in place (edit says so before writing).
   'HARD_LINKED',
   'INTERNAL',
+  // Desktop panel (issue 16).
+  'VIEW_REQUIRES_TERMINAL',
+  'PANEL_UNAVAILABLE',
   // Security hardening (issue 18): bounded guardian starts, a full disk.
   'SPAWN_QUEUE_FULL',
   'DISK_FULL',

@@ -27,7 +27,7 @@ export function daemonResources(client: DaemonClient): ResourceBackend {
   };
 }
 
-const NOT_FOUND_CODES = new Set(['BAD_REQUEST', 'SESSION_NOT_FOUND', 'TASK_NOT_FOUND', 'ARTIFACT_NOT_FOUND', 'TOOL_NOT_ALLOWED', 'SESSION_EXITED']);
+const NOT_FOUND_CODES = new Set(['BAD_REQUEST', 'SESSION_NOT_FOUND', 'TASK_NOT_FOUND', 'ARTIFACT_NOT_FOUND', 'TOOL_NOT_ALLOWED', 'SESSION_EXITED', 'DESKTOP_NOT_FOUND']);
 
 /** Maps a daemon failure of `resources/read` to the MCP error the client gets. */
 export function resourceError(uri: string, err: unknown): Error {

@@ -72,6 +72,7 @@ export async function startServe(
   const usage = new UsageLog(layout.usageLog);
   const forwarder = new ToolForwarder(catalog, backend, usage, {
     affinity: resolved.affinity,
+    panel: resolved.panel,
     requestTimeoutMs: resolved.requestTimeoutMs,
     deadlineMs: resolved.requestTimeoutMs + ForwardConstants.DAEMON_DEADLINE_MARGIN_MS,
   });

@@ -1,6 +1,6 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import type { Affinity } from '@holdfast/shared/control';
-import type { HoldfastConfig, ToolProfileName } from '@holdfast/shared/config';
+import type { HoldfastConfig, PanelModeSetting, ToolProfileName } from '@holdfast/shared/config';
 import { HoldfastError } from '@holdfast/shared/errors';
 import type { HomeLayout } from '@holdfast/shared/paths';
 import { PROFILES } from '@holdfast/shared/tools';
@@ -37,6 +37,8 @@ export interface ServeFlags {
   toolProfile?: ToolProfileName;
   allowTool?: string[];
   sessionAffinity?: Affinity;
+  /** How desktop views reach the person (issue 16): `desktop.panel.mode` otherwise. */
+  panel?: PanelModeSetting;
   auth?: 'bearer' | 'open' | 'oauth' | 'dual';
   /** `auth.oauth.server_url` (issue 14). */
   oauthServerUrl?: string;
@@ -53,6 +55,8 @@ export interface ResolvedServe {
   defaultTools: string[];
   affinity: Affinity;
   requestTimeoutMs: number;
+  /** Desktop panel mode (issue 16) and whether `serve` runs in a terminal (for `auto`). */
+  panel: { mode: PanelModeSetting; terminal: boolean };
   /** The stdio principal (the machine owner). */
   stdioPrincipal: Principal;
   /** HTTP settings (mode `http` only). */
@@ -124,9 +128,10 @@ export function resolveServe(flags: ServeFlags, config: HoldfastConfig, layout: 
   const affinity = flags.sessionAffinity ?? config.sessions.affinity;
   const requestTimeoutMs = flags.requestTimeoutMs ?? config.limits.request_timeout_ms;
   const owner = makePrincipal(PrincipalNames.OWNER, defaultTools, null);
+  const panel = { mode: flags.panel ?? config.desktop.panel.mode, terminal: hasTerminal() };
 
   if (mode === 'stdio') {
-    return { mode, defaultTools, affinity, requestTimeoutMs, stdioPrincipal: owner, http: null, tokenFile: null, warnings };
+    return { mode, defaultTools, affinity, requestTimeoutMs, panel, stdioPrincipal: owner, http: null, tokenFile: null, warnings };
   }
 
   const { host, port } = parseBind(flags.bind ?? '', { host: config.listen.bind, port: config.listen.port });
@@ -201,6 +206,7 @@ export function resolveServe(flags: ServeFlags, config: HoldfastConfig, layout: 
     mode,
     defaultTools,
     affinity,
+    panel,
     requestTimeoutMs,
     stdioPrincipal: owner,
     http: { host, port, allowedHosts, auth, oauth, ...limits },
@@ -263,4 +269,12 @@ function resolveOAuth(flags: ServeFlags, config: HoldfastConfig, auth: HttpServe
     allowPrivateCimd,
     toolChoices,
   };
+}
+
+/**
+ * Whether `serve` runs in a person's terminal (issue 16, panel mode `auto`): stdin or stderr is a
+ * TTY (a stdio server's stdin and stdout are the client's pipes; its stderr often is the terminal).
+ */
+function hasTerminal(): boolean {
+  return process.stdin.isTTY === true || process.stderr.isTTY === true;
 }

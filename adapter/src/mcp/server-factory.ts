@@ -10,6 +10,7 @@ import {
   type ServerContext,
   type Tool,
 } from '@modelcontextprotocol/server';
+import { clientRendersApps } from './apps.js';
 import { HttpConstants } from './constants.js';
 import { elicitationAnswer, resolveElicitation, supportsUrlElicitation } from './elicitation.js';
 import { resourceError, type ResourceBackend } from './resources.js';
@@ -71,7 +72,7 @@ export function buildServer(deps: ServerDeps, era: Era, principalOf: PrincipalRe
       jsonSchemaValidator: deps.validator,
     },
   );
-  server.setRequestHandler('tools/list', (_req, ctx) => ({ tools: deps.catalog.listFor(principalOf(ctx)) as unknown as Tool[] }));
+  server.setRequestHandler('tools/list', (_req, ctx) => ({ tools: deps.catalog.listFor(principalOf(ctx), clientRendersApps(server, ctx)) as unknown as Tool[] }));
   // In-flight tools/call of this instance by JSON-RPC id, for notifications/cancelled.
   const calls = new Map<string | number, AbortController>();
   server.setNotificationHandler('notifications/cancelled', (n) => {
@@ -117,6 +118,7 @@ export function buildServer(deps: ServerDeps, era: Era, principalOf: PrincipalRe
         conversationHeader: httpReq?.headers.get(HttpConstants.CONVERSATION_HEADER) ?? undefined,
         signal,
         onProgress,
+        apps: clientRendersApps(server, ctx),
         elicitation: { url: urlElicitation, ...(answer !== undefined ? { response: answer } : {}) },
       });
       await Promise.all(notifying);

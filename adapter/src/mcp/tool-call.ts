@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { PanelModeSetting } from '@holdfast/shared/config';
 import type { Affinity, CallContext, ToolCallResult, ToolProgressEvent } from '@holdfast/shared/control';
 import { HoldfastError, type ErrorCode } from '@holdfast/shared/errors';
 import { checkToolOutput, ENVELOPE_META_KEY, parseToolArguments, type Envelope, type ResultAction } from '@holdfast/shared/tools';
@@ -53,6 +54,8 @@ export interface CallOrigin {
   signal: AbortSignal;
   /** Set when the client asked for progress (its request had a `progressToken`). */
   onProgress?: ProgressSink | undefined;
+  /** The client renders MCP Apps views (issue 16: it declared the UI extension). */
+  apps?: boolean;
   /** URL-mode elicitation: whether the client supports it, and its answer on a re-run (issue 12). */
   elicitation?: CallContext['elicitation'];
 }
@@ -109,6 +112,8 @@ export interface ForwarderOptions {
   deadlineMs: number;
   /** How long a request may take before the client gets 408 (for the message of a cancelled call), ms. */
   requestTimeoutMs: number;
+  /** How desktop views reach the person (issue 16: `--panel`, and whether `serve` runs in a terminal). */
+  panel?: { mode: PanelModeSetting; terminal: boolean };
 }
 
 /**
@@ -198,6 +203,7 @@ export class ToolForwarder {
     // Without progress notifications a client's 60 s timeout cannot be reset: cap every wait.
     if (origin.onProgress === undefined) context.wait_cap_ms = ForwardConstants.NO_PROGRESS_WAIT_CAP_MS;
     if (origin.principal.sandbox !== undefined) context.sandbox = origin.principal.sandbox;
+    if (this.opts.panel) context.panel = { mode: this.opts.panel.mode, apps: origin.apps === true, terminal: this.opts.panel.terminal };
     if (origin.elicitation !== undefined) context.elicitation = origin.elicitation;
     const args = withRetryKey(name, parsed.value);
     const retry = entry.retryFor(args);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { TOOLS, toolListing, type ToolDef, type ToolListing } from '@holdfast/shared/tools';
+import { DESKTOP_APP_URI, TOOLS, toolListing, type ToolDef, type ToolListing } from '@holdfast/shared/tools';
 import type { RetryPolicy } from '../daemon-client.js';
 import type { Principal } from './principals.js';
 
@@ -51,13 +51,20 @@ export function retryPolicyFor(def: ToolDef): (args: Record<string, unknown>) =>
   return ARGUMENT_RETRY[def.name] ?? (() => 'never');
 }
 
+/** Tools whose results the MCP Apps view `ui://holdfast/desktop.html` renders (issue 16 §6). */
+const APP_RENDERED_TOOLS = new Set(['desktop_open']);
+
 /**
  * The served tool catalogue (DESIGN §6.3, §6.4), rendered once at start-up: JSON Schemas are built
  * a single time and every `tools/list` answer reuses the same objects, filtered per principal
  * (one cached array per distinct tool set).
+ *
+ * Clients that render MCP Apps views (issue 16) get `desktop_open` with `_meta.ui.resourceUri`;
+ * other clients the same listing without it.
  */
 export class ToolCatalog {
   private readonly entries = new Map<string, CatalogEntry>();
+  private readonly appListings = new Map<string, ToolListing>();
   private readonly lists = new Map<string, readonly ToolListing[]>();
   private readonly callable = new Map<string, string[]>();
   /** Hash of every rendered listing: changes whenever a schema, description or annotation does. */
@@ -68,6 +75,7 @@ export class ToolCatalog {
     for (const def of tools) {
       const listing = toolListing(def);
       this.entries.set(def.name, { def, listing, retryFor: retryPolicyFor(def) });
+      if (APP_RENDERED_TOOLS.has(def.name)) this.appListings.set(def.name, { ...listing, _meta: { ...(listing._meta ?? {}), ui: { resourceUri: DESKTOP_APP_URI } } });
       hash.update(JSON.stringify(listing));
     }
     this.revision = hash.digest('hex').slice(0, 16);
@@ -97,14 +105,20 @@ export class ToolCatalog {
     return names;
   }
 
-  /** The `tools/list` entries `principal` may see (catalogue order), cached per tool set. */
-  listFor(principal: Principal): readonly ToolListing[] {
-    const key = principal.allowedTools.join(',');
+  /**
+   * The `tools/list` entries `principal` may see (catalogue order), cached per tool set; `apps`:
+   * the client renders MCP Apps views.
+   */
+  listFor(principal: Principal, apps = false): readonly ToolListing[] {
+    const key = `${apps ? 'apps:' : ''}${principal.allowedTools.join(',')}`;
     let list = this.lists.get(key);
     if (list === undefined) {
-      list = [...this.entries.values()].filter((e) => principal.allowed.has(e.def.name)).map((e) => e.listing);
+      list = [...this.entries.values()]
+        .filter((e) => principal.allowed.has(e.def.name))
+        .map((e) => (apps ? (this.appListings.get(e.def.name) ?? e.listing) : e.listing));
       this.lists.set(key, list);
     }
     return list;
   }
+
 }

@@ -2,10 +2,9 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Client } from '@modelcontextprotocol/client';
-import { pollUntil, TestHome } from '@holdfast/test/harness';
-import { callTool, httpClient, openSession, ownerToken, startAdapter } from '@holdfast/test/harness/mcp';
+import { pollUntil } from '@holdfast/test/harness';
 import { fmtMs, median, percentile, ratio, report, sample } from '../stats.js';
+import { startVirtualDesktop } from '../virtual-desktop.js';
 
 const S = 'desktop';
 const FLOOR = join(fileURLToPath(new URL('..', import.meta.url)), 'baselines', 'grab-encode.js');
@@ -53,22 +52,9 @@ function startFloor(env: Record<string, string>): { next: () => Promise<FloorSam
  * driver's idle RSS (before and after its first screenshot loads sharp) against a bare idle node.
  */
 export async function desktopSuite(): Promise<void> {
-  const h = new TestHome({ limits: { requests_per_minute: 1_000_000 } });
-  const adapter = await startAdapter(h);
-  let c: Client | null = null;
+  const d = await startVirtualDesktop();
   try {
-    c = await httpClient(adapter.url, ownerToken(h), 'legacy');
-    const client = c;
-    const rs = (await openSession(client, { workspace: 'ws' })).id;
-    const tool = async (name: string, args: Record<string, unknown>) => {
-      const r = await callTool(client, name, { remote_session_id: rs, ...args });
-      if (r.isError) throw new Error(`${name}: ${JSON.stringify(r.env.error)}`);
-      return r.env;
-    };
-    const conn = await tool('desktop_connect', { alias: 'virtual' });
-    const ds = conn.data!.desktop_session_id as string;
-    const driverPid = conn.data!.driver_pid as number;
-    const xenv = { DISPLAY: conn.data!.x_display as string, XAUTHORITY: join(h.layout.sessionsDir, rs, 'desktop', 'xauthority') };
+    const { tool, ds, driverPid, xenv } = d;
 
     // The idle driver before any screenshot (sharp not loaded yet) vs a bare idle node.
     const bare = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1e6)'], { stdio: 'ignore' });
@@ -135,8 +121,6 @@ export async function desktopSuite(): Promise<void> {
     report({ suite: S, measure: 'driver idle RSS (connected, before sharp)', value: `${idleBefore.toFixed(1)} MB`, baseline: `bare idle node ${bareRss.toFixed(1)} MB`, ratio: ratio(idleBefore, bareRss) });
     report({ suite: S, measure: 'driver idle RSS (after screenshots)', value: `${idleAfter.toFixed(1)} MB`, baseline: `bare idle node ${bareRss.toFixed(1)} MB`, ratio: ratio(idleAfter, bareRss) });
   } finally {
-    await c?.close().catch(() => undefined);
-    await adapter.kill9();
-    await h.cleanup().catch((err: Error) => process.stderr.write(`cleanup: ${err.message}\n`));
+    await d.close();
   }
 }

@@ -10,6 +10,7 @@ import {
   type CaptureResult,
   type ConnectParams,
   type DesktopSessionView,
+  type PanelRequest,
   type Rect,
   type ScreenshotResult,
   type ViewView,
@@ -17,7 +18,7 @@ import {
 import type { ConfigStore } from '../config-store.js';
 import type { Logger } from '../log.js';
 import type { SessionManager } from '../sessions/manager.js';
-import type { DesktopRepo, DesktopSessionRow } from '../store/desktop-repo.js';
+import type { DesktopRepo, DesktopSessionRow, ViewRow } from '../store/desktop-repo.js';
 import type { EventsRepo } from '../store/events-repo.js';
 import { requireSessionAccess } from '../sessions/access.js';
 import type { SessionRow } from '../store/sessions-repo.js';
@@ -37,9 +38,20 @@ export interface ViewOutcome {
   session: DesktopSessionView | null;
 }
 
-/** The command a person runs to answer a view (until the panel of issue 16 serves views). */
+/** The command a person runs to answer a view in their terminal (it also prints a one-time panel link, issue 16). */
 export function pairingCommand(viewId: string): string {
   return `holdfast desktop pair ${viewId}`;
+}
+
+/**
+ * A connection the person chose in the panel (issue 16) rather than one the book resolves: its
+ * label (the device name the tools show), lock key, backend (with the password typed in, kept in
+ * memory only) and grant.
+ */
+export interface ResolvedTarget {
+  lockKey: string;
+  backend: BackendSpec;
+  authorization: ConnectParams['authorization'];
 }
 
 /**
@@ -67,6 +79,12 @@ export class DesktopService {
     private readonly events: EventsRepo,
     private readonly log: Logger,
   ) {}
+
+  /**
+   * How views are presented (issue 16): set by the panel wiring ({@link DesktopPanel}); without
+   * it, views carry no panel (issue 15 behaviour).
+   */
+  panelFor: ((mode: PanelRequest['mode']) => PanelRequest) | null = null;
 
   // ---- lifecycle -----------------------------------------------------------------------------
 
@@ -113,29 +131,33 @@ export class DesktopService {
    * @throws HoldfastError `DEVICE_NOT_FOUND`, `DEVICE_BUSY`, `KEYRING_UNAVAILABLE`,
    *   `CREDENTIAL_MISSING`, `DESKTOP_UNAVAILABLE`, `DESKTOP_AUTH_FAILED`.
    */
-  async connect(sessionId: string, principal: string | null, alias: string, byPerson = false): Promise<ConnectOutcome> {
+  async connect(sessionId: string, principal: string | null, alias: string, byPerson = false, panelMode?: PanelRequest['mode'], resolved?: ResolvedTarget): Promise<ConnectOutcome> {
     const session = this.requireLive(sessionId, principal);
     const virtual = alias === 'virtual';
-    const device = virtual ? null : this.book.require(alias);
+    const device = virtual || resolved ? null : this.book.require(alias);
     if (device && device.auto_connect !== 1 && !byPerson) {
-      const view = await this.openView(sessionId, session.principal, alias);
+      const view = await this.openView(sessionId, session.principal, alias, panelMode);
       return { kind: 'waiting', ...view };
     }
-    const lockKey = virtual ? virtualLockKey(sessionId) : deviceLockKey(alias);
+    const lockKey = resolved?.lockKey ?? (virtual ? virtualLockKey(sessionId) : deviceLockKey(alias));
     const pending = this.inflight.get(lockKey);
     if (pending) {
       if (pending.sessionId === sessionId) return pending.done;
       throw this.busy(alias, pending.sessionId);
     }
-    const done = this.connectLocked(sessionId, session.principal, alias, lockKey).finally(() => this.inflight.delete(lockKey));
+    const done = this.connectLocked(sessionId, session.principal, alias, lockKey, resolved).finally(() => this.inflight.delete(lockKey));
     this.inflight.set(lockKey, { sessionId, done });
     return done;
   }
 
-  /** `desktop_open`: a view the person answers (`holdfast desktop pair`). */
-  async openView(sessionId: string, principal: string | null, alias?: string): Promise<{ view: ViewView; pairing_command: string }> {
+  /**
+   * `desktop_open`: a view the person answers — in the panel (issue 16: presented as `panelMode`
+   * says) or with `holdfast desktop pair`.
+   */
+  async openView(sessionId: string, principal: string | null, alias?: string, panelMode?: PanelRequest['mode']): Promise<{ view: ViewView; pairing_command: string }> {
     const session = this.requireLive(sessionId, principal);
-    const view = await this.driver<ViewView>(sessionId, D.openView, { device: alias ?? null });
+    const panel = panelMode && this.panelFor ? this.panelFor(panelMode) : undefined;
+    const view = await this.driver<ViewView>(sessionId, D.openView, { device: alias ?? null, ...(panel ? { panel } : {}) }, panel?.mode === 'browser' ? DRIVER_CALL_MS + DRIVER_SLACK_MS : DRIVER_CALL_MS);
     this.repo.insertView({ id: view.view_id, session_id: sessionId, principal: session.principal, device: alias ?? null, created_at: view.created_at }, Date.now() - DesktopLimits.VIEW_TTL_MS * 4);
     this.events.append({ session_id: sessionId, workspace: session.workspace, kind: 'desktop.view_opened', data: { view_id: view.view_id, device: alias ?? null } });
     return { view, pairing_command: pairingCommand(view.view_id) };
@@ -278,10 +300,21 @@ export class DesktopService {
     return { desktop_session_id: open.id, remote_session_id: open.session_id, device: open.device, closed: true };
   }
 
+  /**
+   * The index row of a view (its session and principal), optionally checking that it belongs to
+   * `sessionId`. @throws HoldfastError `DESKTOP_NOT_FOUND`.
+   */
+  viewRow(viewId: string, sessionId?: string): ViewRow {
+    const idx = this.repo.view(viewId);
+    if (!idx || (sessionId !== undefined && idx.session_id !== sessionId)) {
+      throw notFound(sessionId !== undefined ? `no desktop view ${viewId} in session ${sessionId}` : `no desktop view ${viewId} (views are removed after ${DesktopLimits.VIEW_TTL_MS / 60_000} min unused)`);
+    }
+    return idx;
+  }
+
   /** `holdfast desktop pair <view_id>` (first step): what the view asks for. */
   async describeView(viewId: string): Promise<ControlResult<'desktop.view'>> {
-    const idx = this.repo.view(viewId);
-    if (!idx) throw notFound(`no desktop view ${viewId} (views are removed after ${DesktopLimits.VIEW_TTL_MS / 60_000} min unused)`);
+    const idx = this.viewRow(viewId);
     const session = this.sessionRow(idx.session_id);
     if (!session) throw notFound(`the session of view ${viewId} is gone`);
     const view = await this.driver<ViewView>(idx.session_id, D.waitView, { view_id: viewId, wait_ms: 0 });
@@ -321,7 +354,7 @@ export class DesktopService {
 
   // ---- internals -----------------------------------------------------------------------------
 
-  private async connectLocked(sessionId: string, principal: string, alias: string, lockKey: string): Promise<ConnectOutcome> {
+  private async connectLocked(sessionId: string, principal: string, alias: string, lockKey: string, resolved?: ResolvedTarget): Promise<ConnectOutcome> {
     const holder = this.repo.openByLock(lockKey);
     if (holder) {
       const alive = await this.holderAlive(holder);
@@ -332,7 +365,10 @@ export class DesktopService {
     const virtual = alias === 'virtual';
     let backend: BackendSpec;
     let authorization: ConnectParams['authorization'] = 'control';
-    if (virtual) {
+    if (resolved) {
+      backend = resolved.backend;
+      authorization = resolved.authorization;
+    } else if (virtual) {
       const v = this.config.config.desktop.virtual;
       backend = { kind: 'virtual', width: v.width, height: v.height, server: v.server, window_manager: v.window_manager };
     } else {
@@ -402,7 +438,8 @@ export class DesktopService {
     }
   }
 
-  private async driver<R>(sessionId: string, m: string, p: unknown, deadlineMs = DRIVER_CALL_MS): Promise<R> {
+  /** Calls the session's desktop driver (through its guardian). */
+  async driver<R>(sessionId: string, m: string, p: unknown, deadlineMs = DRIVER_CALL_MS): Promise<R> {
     const link = await this.sessions.ensureLink(sessionId);
     return link.desktop<R>(m, p, deadlineMs);
   }
@@ -431,7 +468,7 @@ export class DesktopService {
    * CLI), else one on which the principal holds at least `editor` (issue 14: driving a desktop
    * changes things; another principal's session is SESSION_NOT_FOUND).
    */
-  private requireLive(sessionId: string, principal: string | null) {
+  requireLive(sessionId: string, principal: string | null) {
     const row = this.sessionOf(sessionId, principal);
     if (row.state !== 'running' && row.state !== 'starting') {
       throw new HoldfastError('SESSION_EXITED', `session ${sessionId} is ${row.state}; open a new one with session(action="open")`, { retryable: false });

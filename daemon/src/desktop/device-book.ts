@@ -40,6 +40,25 @@ export class DeviceBook {
     return { device: this.view(this.repo.device(p.alias)!), replaced: before !== undefined };
   }
 
+  /**
+   * Saves a device the person set up in the panel (issue 16 §2). `credential`: `keyring` stores
+   * `password` in the OS keyring; `ask` keeps no password anywhere — the person types it in the
+   * panel for each connection (agents cannot connect it on their own); `none`: the server needs
+   * none; `keep`: the device's current credential stays as it is. Like {@link add}, a keyring that
+   * cannot be reached leaves nothing written.
+   * @throws HoldfastError `KEYRING_UNAVAILABLE`.
+   */
+  async save(p: { alias: string; host: string; port: number; authorization: 'view' | 'control'; auto_connect: boolean; credential: 'keyring' | 'ask' | 'none' | 'keep'; password?: string }): Promise<{ device: DeviceView; replaced: boolean }> {
+    const before = this.repo.device(p.alias);
+    const credential = p.credential === 'keep' ? (before?.credential ?? 'none') : p.credential;
+    if (p.credential === 'keyring') await this.keyring.set(deviceAccount(p.alias, this.home), p.password!);
+    const now = Date.now();
+    this.repo.putDevice({ alias: p.alias, host: p.host, port: p.port, credential, authorization: p.authorization, auto_connect: p.auto_connect ? 1 : 0, created_at: before?.created_at ?? now, updated_at: now });
+    if (before?.credential === 'keyring' && credential !== 'keyring') await this.keyring.delete(deviceAccount(p.alias, this.home)).catch(() => false);
+    this.events.append({ kind: before ? 'desktop.device_replaced' : 'desktop.device_added', data: { alias: p.alias, host: p.host, port: p.port, credential, authorization: p.authorization, auto_connect: p.auto_connect, by: 'panel' } });
+    return { device: this.view(this.repo.device(p.alias)!), replaced: before !== undefined };
+  }
+
   list(): DeviceView[] {
     return this.repo.devices().map((d) => this.view(d));
   }
@@ -63,6 +82,9 @@ export class DeviceBook {
    */
   async password(d: DeviceRow): Promise<string | undefined> {
     if (d.credential === 'none') return undefined;
+    if (d.credential === 'ask') {
+      throw new HoldfastError('CREDENTIAL_MISSING', `device ${d.alias} has no stored password: the person types it in the desktop panel each time (ask for it with desktop_open)`, { retryable: false });
+    }
     if (d.credential === 'keyring') {
       const pw = await this.keyring.get(deviceAccount(d.alias, this.home));
       if (pw === null) throw new HoldfastError('CREDENTIAL_MISSING', `the keyring holds no password for device ${d.alias}; the person runs \`holdfast desktop device add ${d.alias} …\` again`, { retryable: false });

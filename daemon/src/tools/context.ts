@@ -1,6 +1,7 @@
 import type { CallContext } from '@holdfast/shared/control';
 import type { HomeLayout } from '@holdfast/shared/paths';
 import type { ConfigStore } from '../config-store.js';
+import type { DesktopPanel } from '../desktop/desktop-panel.js';
 import type { EnvironmentService } from '../environment/service.js';
 import type { DesktopService } from '../desktop/desktop-service.js';
 import type { ExecutionServices } from '../execution/services.js';
@@ -32,6 +33,8 @@ export interface ToolServices {
   environment: EnvironmentService;
   /** Desktop devices and sessions: the desktop tools and screenshot_capture (issue 15). */
   desktop: DesktopService;
+  /** The desktop panel (issue 16): how views reach the person, the MCP Apps view. */
+  desktopPanel: DesktopPanel;
   /** Free space under the state: writes are refused with DISK_FULL while the disk is full (issue 18). */
   disk: DiskSpace;
 }

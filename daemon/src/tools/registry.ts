@@ -12,6 +12,7 @@ import { desktopDisconnectHandler } from './desktop/disconnect.js';
 import { desktopGetSessionHandler } from './desktop/get-session.js';
 import { desktopListDevicesHandler } from './desktop/list-devices.js';
 import { desktopOpenHandler } from './desktop/open.js';
+import { desktopOpenBrowserHandler } from './desktop/open-browser.js';
 import { desktopScreenshotHandler } from './desktop/screenshot.js';
 import { desktopSelectDisplayHandler } from './desktop/select-display.js';
 import { desktopSetControlHandler } from './desktop/set-control.js';
@@ -58,6 +59,7 @@ const HANDLERS: Record<string, Handler> = {
   desktop_list_devices: desktopListDevicesHandler,
   desktop_connect: desktopConnectHandler,
   desktop_open: desktopOpenHandler,
+  desktop_open_browser: desktopOpenBrowserHandler,
   desktop_get_session: desktopGetSessionHandler,
   desktop_screenshot: desktopScreenshotHandler,
   desktop_action: desktopActionHandler,

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import {
   DesktopLimits,
   HoldfastError,
@@ -58,6 +59,13 @@ export class DesktopSession {
   readonly device: string;
   readonly fb = new Framebuffer();
   readonly observations = new ObservationStore();
+  /**
+   * For the panel (issue 16): `state` whenever {@link view} changes (connect, reconnect, pause,
+   * control, display, close); `pointer` with the agent's last pointer position in framebuffer
+   * pixels, or null when it no longer applies (a display, size or connection change).
+   */
+  readonly events = new EventEmitter<{ state: []; pointer: [{ x: number; y: number } | null] }>();
+  private agentPointer: { x: number; y: number } | null = null;
   private client: RfbClient | null = null;
   private state: DesktopState = 'connecting';
   private closedReason: string | null = null;
@@ -87,6 +95,16 @@ export class DesktopSession {
   /** True until closed. */
   get isOpen(): boolean {
     return this.state !== 'closed';
+  }
+
+  /** Where the agent last put the pointer (framebuffer pixels), or null since a display, size or connection change. */
+  get lastAgentPointer(): { x: number; y: number } | null {
+    return this.agentPointer;
+  }
+
+  /** The connection generation (issue 15: + 1 on every reconnect). */
+  get currentGeneration(): number {
+    return this.generation;
   }
 
   /**
@@ -186,6 +204,7 @@ export class DesktopSession {
     if (enabled && this.paused) throw this.pausedError();
     if (!enabled) void this.releaseHeld();
     this.controlEnabled = enabled;
+    this.events.emit('state');
     return this.view();
   }
 
@@ -200,6 +219,7 @@ export class DesktopSession {
     }
     this.selectedDisplay = index;
     this.newEpoch(`display ${index} was selected`);
+    this.events.emit('state');
     return this.view();
   }
 
@@ -208,6 +228,7 @@ export class DesktopSession {
     this.requireOpen();
     this.paused = true;
     void this.releaseHeld();
+    this.events.emit('state');
     return this.view();
   }
 
@@ -215,6 +236,7 @@ export class DesktopSession {
   resume(): DesktopSessionView {
     this.requireOpen();
     this.paused = false;
+    this.events.emit('state');
     return this.view();
   }
 
@@ -228,6 +250,7 @@ export class DesktopSession {
     this.client = null;
     this.observations.endAll('the desktop session was closed');
     log(`desktop session ${this.id} (${this.device}) closed: ${reason}`);
+    this.events.emit('state');
     return this.view();
   }
 
@@ -269,8 +292,10 @@ export class DesktopSession {
       this.displays = screens;
       if (!this.displays[this.selectedDisplay]) this.selectedDisplay = 0;
       this.newEpoch('the display size or layout changed');
+      this.events.emit('state');
     });
     client.once('close', (err) => this.onClientClose(client, err));
+    this.events.emit('state');
     log(`desktop session ${this.id} connected to ${this.device} (RFB ${client.version}, ${this.fb.width}x${this.fb.height}, generation ${this.generation})`);
   }
 
@@ -280,6 +305,7 @@ export class DesktopSession {
     this.state = 'reconnecting';
     this.lastError = err?.message ?? 'the connection closed';
     this.observations.endAll('the connection dropped');
+    this.events.emit('state');
     log(`desktop session ${this.id}: ${this.lastError}; reconnecting`);
     this.reconnecting ??= this.reconnectLoop().finally(() => {
       this.reconnecting = null;
@@ -310,6 +336,10 @@ export class DesktopSession {
   private newEpoch(reason: string): void {
     this.geometryEpoch += 1;
     this.observations.endAll(reason);
+    if (this.agentPointer) {
+      this.agentPointer = null;
+      this.events.emit('pointer', null);
+    }
   }
 
   // ---- input ---------------------------------------------------------------------------------
@@ -377,6 +407,8 @@ export class DesktopSession {
         this.pointer.y = s.y;
         this.pointer.buttons = s.mask;
         write = client.pointer(s.x, s.y, s.mask);
+        this.agentPointer = { x: s.x, y: s.y };
+        this.events.emit('pointer', this.agentPointer);
       } else {
         if (s.down) this.keysDown.add(s.keysym);
         else this.keysDown.delete(s.keysym);

@@ -4,10 +4,12 @@ import {
   actionParamsProblem,
   isCaptureParams,
   isConnectParams,
+  isPanelRequest,
   isScreenshotParams,
   ProtocolVersions,
   type ActionParams,
   type DesktopSessionView,
+  type PanelRequest,
 } from '@holdfast/shared/protocol';
 import type { RequestContext } from '@holdfast/shared/wire';
 import { clampViewWait, type Driver } from './driver.js';
@@ -24,6 +26,11 @@ export async function routeDriverRequest(driver: Driver, method: string, params:
   const bad = (what: string): HoldfastError => new HoldfastError('BAD_REQUEST', `${method}: invalid parameters (${what})`, { retryable: false });
   const ds = (): string => str(params, 'desktop_session_id') ?? (() => { throw bad('desktop_session_id required'); })();
   const viewId = (): string => str(params, 'view_id') ?? (() => { throw bad('view_id required'); })();
+  const panelOf = (): PanelRequest => {
+    const panel = isObj(params) ? params.panel : undefined;
+    if (!isPanelRequest(panel)) throw bad('panel {mode, control_socket, browser} required');
+    return panel;
+  };
   switch (method) {
     case D.hello:
       return { proto: ProtocolVersions.DESKTOP_DRIVER, build: driver.build, pid: process.pid };
@@ -58,8 +65,22 @@ export async function routeDriverRequest(driver: Driver, method: string, params:
       return driver.session(ds()).pause();
     case D.resume:
       return driver.session(ds()).resume();
-    case D.openView:
-      return driver.views.open(str(params, 'device'));
+    case D.openView: {
+      const panel = isObj(params) ? params.panel : undefined;
+      if (panel !== undefined && !isPanelRequest(panel)) throw bad('panel {mode, control_socket, browser}');
+      return driver.openView({ device: str(params, 'device'), ...(panel ? { panel } : {}) });
+    }
+    case D.panelLink:
+      return driver.panelLink(viewId(), panelOf());
+    case D.panelTicket: {
+      const kind = str(params, 'kind');
+      if (kind !== 'terminal' && kind !== 'app') throw bad('kind terminal or app');
+      return driver.panelTicket(viewId(), kind, panelOf());
+    }
+    case D.openBrowser:
+      return driver.openBrowser(viewId(), panelOf());
+    case D.appReady:
+      return driver.views.confirmApp(viewId());
     case D.waitView:
       return driver.views.wait(viewId(), clampViewWait(isObj(params) ? params.wait_ms : undefined), ctx.signal);
     case D.bindView:

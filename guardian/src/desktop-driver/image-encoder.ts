@@ -3,8 +3,8 @@ import { DesktopLimits, HoldfastError, type Rect, type Size } from '@holdfast/sh
 type SharpModule = typeof import('sharp');
 let sharpLoading: Promise<SharpModule['default']> | null = null;
 
-/** sharp, loaded on the first screenshot (it costs ~20 MB of RSS an idle driver need not pay). */
-function loadSharp(): Promise<SharpModule['default']> {
+/** sharp, loaded on the first screenshot or video frame (it costs ~20 MB of RSS an idle driver need not pay). */
+export function loadSharp(): Promise<SharpModule['default']> {
   sharpLoading ??= import('sharp').then((m) => {
     // Every screenshot is new pixels: libvips' operation cache (up to 50 MB) would only hold
     // memory in a process that lives for days.

@@ -261,6 +261,10 @@ export type McpServerEntry = z.infer<typeof McpServerEntry>;
  * `desktop` (issue 15; docs/desktop.md): the private display of a session (`virtual`), which X
  * displays `screenshot_capture` may read, and the typing speed of `type_text`.
  */
+/** `desktop.panel.mode` and `holdfast serve --panel` (issue 16). */
+export const PanelModeSetting = z.enum(['auto', 'apps', 'browser', 'terminal', 'off']);
+export type PanelModeSetting = z.infer<typeof PanelModeSetting>;
+
 export const DesktopConfig = z.object({
   /** X displays (e.g. `:0`) `screenshot_capture` may capture; none by default. */
   capture_displays: z.array(z.string().regex(/^:\d{1,4}(\.\d{1,2})?$/, 'an X display such as :0')).default([]),
@@ -276,6 +280,18 @@ export const DesktopConfig = z.object({
     .prefault({}),
   /** Pause between two characters of `type_text`, ms. */
   type_interval_ms: z.number().int().min(0).max(1000).default(DesktopLimits.TYPE_KEY_INTERVAL_MS),
+  /**
+   * The desktop panel (issue 16; docs/desktop.md): how `desktop_open` presents a view to the person
+   * (`holdfast serve --panel` overrides `mode`), and the command that opens the page for them.
+   */
+  panel: z
+    .object({
+      /** auto: an MCP Apps view for clients that declare the UI extension, else a browser when a display is present, the terminal viewer when a terminal is, else off. */
+      mode: PanelModeSetting.default('auto'),
+      /** Command that opens a URL for the person (the URL is appended); empty = `xdg-open`. */
+      browser: z.array(z.string().min(1)).default([]),
+    })
+    .prefault({}),
 });
 
 export const RetentionConfig = z.object({

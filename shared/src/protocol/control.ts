@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { SandboxSettings } from '../config/schema.js';
+import { PanelModeSetting, SandboxSettings } from '../config/schema.js';
 import { SecretLimits } from '../constants.js';
 import { SECRET_NAME_RE } from './guardian.js';
 
@@ -127,6 +127,13 @@ export const CallContext = z.object({
    */
   progress_id: z.string().min(1).max(100).optional(),
   /**
+   * How this client's desktop views reach the person (issue 16; `holdfast serve --panel`): the
+   * adapter's mode, whether the client declared the MCP Apps UI extension
+   * (`text/html;profile=mcp-app`), and whether the adapter runs with a terminal. The daemon
+   * resolves `auto` (docs/desktop.md).
+   */
+  panel: z.object({ mode: PanelModeSetting, apps: z.boolean(), terminal: z.boolean() }).optional(),
+  /**
    * URL-mode elicitation (MCP 2025-11-25, issue 12): `url` is true when the client declared the
    * capability (`secret_provide` may then open a loopback page and return its URL in
    * `_meta["holdfast/elicitation"]`, which the adapter turns into an elicitation and never shows
@@ -214,7 +221,8 @@ export const ResourceTemplateView = z.object({ uriTemplate: z.string(), name: z.
 export const ResourceView = z.object({ uri: z.string(), name: z.string(), title: z.string().optional(), description: z.string().optional(), mimeType: z.string().optional() });
 /** One resource body: text, or base64 bytes (`blob`) for binary artifacts (issue 11). */
 export const ResourceContents = z.union([
-  z.object({ uri: z.string(), mimeType: z.string(), text: z.string() }),
+  // `_meta` carries the MCP Apps UI metadata of `ui://holdfast/desktop.html` (issue 16: csp, prefersBorder).
+  z.object({ uri: z.string(), mimeType: z.string(), text: z.string(), _meta: z.record(z.string(), z.unknown()).optional() }),
   z.object({ uri: z.string(), mimeType: z.string(), blob: z.string() }),
 ]);
 
@@ -481,6 +489,63 @@ export const ControlMethods = {
   'desktop.pair': {
     params: z.object({ view_id: z.string().min(1).max(200), device: z.string().min(1).max(64).optional(), close: z.boolean().default(false) }),
     result: z.object({ view_id: z.string(), state: z.string(), desktop_session_id: z.string().nullable(), remote_session_id: z.string(), device: z.string().nullable() }),
+  },
+  /**
+   * The person connects a desktop for a view from the panel page (issue 16 §2): a saved `device`
+   * (or `virtual`), or a VNC server typed in (`host`, `port`, `password`). `authorization` is the
+   * grant of this connection; `save` adds (or updates) the device `alias` in the book,
+   * `remember_password` puts the typed password in the OS keyring (needs `save`), `auto_connect`
+   * lets agents connect it without asking (needs `save`). Nothing is granted by default; the
+   * password goes to the keyring or to the connection, never to disk. The daemon checks the
+   * combinations (BAD_REQUEST naming the field).
+   */
+  'desktop.panel_connect': {
+    params: z.object({
+      view_id: z.string().min(1).max(200),
+      device: z.string().min(1).max(64).optional(),
+      host: z.string().min(1).max(255).optional(),
+      port: z.number().int().min(1).max(65535).optional(),
+      password: z.string().min(1).max(1024).optional(),
+      authorization: z.enum(['view', 'control']).default('view'),
+      save: z.boolean().default(false),
+      alias: DeviceAlias.optional(),
+      remember_password: z.boolean().default(false),
+      auto_connect: z.boolean().default(false),
+    }),
+    result: z.object({
+      view_id: z.string(),
+      state: z.string(),
+      desktop_session_id: z.string(),
+      remote_session_id: z.string(),
+      device: z.string(),
+      saved: DeviceView.nullable(),
+    }),
+  },
+  /**
+   * `holdfast desktop pair <view_id>` (issue 16): the view's page URL with a fresh one-time
+   * bootstrap secret in its fragment (valid once, for 60 s), for the person's own terminal only.
+   */
+  'desktop.panel_link': {
+    params: z.object({ view_id: z.string().min(1).max(200) }),
+    result: z.object({ url: z.string(), expires_at: z.number() }),
+  },
+  /**
+   * `holdfast desktop view --view <view_id>` (issue 16 §5): a one-time ticket for the view's video
+   * socket (raw RGB frames for the terminal viewer) and what the view shows.
+   */
+  'desktop.view_ticket': {
+    params: z.object({ view_id: z.string().min(1).max(200) }),
+    result: z.object({
+      ws_url: z.string(),
+      ticket: z.string(),
+      expires_at: z.number(),
+      view_id: z.string(),
+      desktop_session_id: z.string(),
+      generation: z.number(),
+      remote_session_id: z.string(),
+      device: z.string(),
+      authorization: z.enum(['view', 'control']),
+    }),
   },
 
   /**

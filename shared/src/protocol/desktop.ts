@@ -34,7 +34,11 @@ export const D = {
   /** The person's pause lock: `{desktop_session_id}` → {@link DesktopSessionView}. */
   pause: 'd.pause',
   resume: 'd.resume',
-  /** `{view_id, device?}` → {@link ViewView}: a person is asked to pick a desktop. */
+  /**
+   * {@link OpenViewParams} → {@link ViewView}: a person is asked to pick a desktop. With `panel`
+   * (issue 16) the driver starts its panel server and presents the view (a browser, the terminal
+   * viewer's command, or an MCP Apps view awaiting `d.app_ready`).
+   */
   openView: 'd.open_view',
   /** `{view_id, wait_ms}` → {@link ViewView}, waiting while the view is `waiting`. */
   waitView: 'd.wait_view',
@@ -42,6 +46,17 @@ export const D = {
   bindView: 'd.bind_view',
   /** `{view_id}` → {@link ViewView} (state `closed`). */
   closeView: 'd.close_view',
+  /**
+   * `{view_id, panel}` → `{url}` (issue 16): the view's page URL with a fresh one-time bootstrap
+   * secret in its fragment, for the person's own terminal (`holdfast desktop pair`) only.
+   */
+  panelLink: 'd.panel_link',
+  /** {@link PanelTicketParams} → {@link PanelTicket} (issue 16): a one-time video-socket ticket. */
+  panelTicket: 'd.panel_ticket',
+  /** `{view_id, panel}` → {@link OpenBrowserResult} (issue 16): opens the view's page in a browser. */
+  openBrowser: 'd.open_browser',
+  /** `{view_id}` → {@link ViewView} (issue 16): the MCP Apps view of `view_id` is displayed. */
+  appReady: 'd.app_ready',
   /** {@link CaptureParams} → {@link CaptureResult}: one image of an X display. */
   capture: 'd.capture',
   /** `{}` → `{ok: true}`: close every connection and private display, then exit. */
@@ -220,6 +235,16 @@ export interface ActionResult {
   after?: ScreenshotResult;
 }
 
+/**
+ * How a view is put in front of the person (issue 16): an MCP Apps view in the client, the
+ * loopback page in a browser, the terminal viewer's command, or nothing but the pairing command.
+ */
+export type PanelMode = 'apps' | 'browser' | 'terminal' | 'off';
+export const PANEL_MODES: readonly PanelMode[] = ['apps', 'browser', 'terminal', 'off'];
+
+/** Whether an MCP Apps view reported ready (issue 16: `not_confirmed` after 10 s without it). */
+export type AppState = 'pending' | 'confirmed' | 'not_confirmed';
+
 /** A person's desktop pick requested by `desktop_open` (issue 15; the panel of issue 16 serves it). */
 export interface ViewView {
   view_id: string;
@@ -229,6 +254,77 @@ export interface ViewView {
   created_at: number;
   desktop_session_id: string | null;
   wait_timed_out?: boolean;
+  /** How the view was presented (issue 16; absent from issue-15 drivers). */
+  panel?: PanelMode;
+  /** The page URL without any secret (issue 16), or null before the panel server runs. */
+  panel_url?: string | null;
+  /** Whether a browser was started for it (null when none was tried). */
+  browser_opened?: boolean | null;
+  /** MCP Apps views only. */
+  app_state?: AppState | null;
+}
+
+/** What the driver needs to present a view (issue 16), sent by the daemon with `d.open_view` and the panel calls. */
+export interface PanelRequest {
+  mode: PanelMode;
+  /** The daemon's control socket: the panel forwards the person's choices there (device book, pause lock). */
+  control_socket: string;
+  /** Command that opens a URL for the person (the URL is appended); empty = `xdg-open`. */
+  browser: string[];
+}
+
+/** `d.open_view`. */
+export interface OpenViewParams {
+  device: string | null;
+  panel?: PanelRequest;
+}
+
+/** `d.panel_ticket`: a ticket for the terminal viewer (raw RGB) or an MCP Apps view (JPEG). */
+export interface PanelTicketParams {
+  view_id: string;
+  kind: 'terminal' | 'app';
+  panel: PanelRequest;
+}
+
+/**
+ * A one-time video-socket ticket (issue 16 §3): send `{"ticket": …}` as the first message on
+ * `ws_url` within {@link PanelLimits.TICKET_FIRST_MESSAGE_MS}; valid once, until `expires_at`, for
+ * this view, desktop session and connection generation.
+ */
+export interface PanelTicket {
+  ws_url: string;
+  ticket: string;
+  expires_at: number;
+  view_id: string;
+  desktop_session_id: string;
+  generation: number;
+}
+
+/** `d.open_browser` answer. */
+export interface OpenBrowserResult {
+  opened: boolean;
+  panel_url: string;
+  /** Why no browser could be opened. */
+  detail: string | null;
+}
+
+/** One video socket of the panel (`d.status`). */
+export interface ViewerStatus {
+  kind: 'page' | 'app' | 'terminal';
+  desktop_session_id: string;
+  frames_sent: number;
+  bytes_sent: number;
+  /** A frame was sent and its acknowledgement has not arrived (at most one per viewer). */
+  awaiting_ack: boolean;
+  /** Bytes the socket holds unsent. */
+  buffered_bytes: number;
+}
+
+/** The panel server of a driver (`d.status`), or null before the first view asked for one. */
+export interface PanelStatus {
+  port: number;
+  browser_sessions: number;
+  viewers: ViewerStatus[];
 }
 
 /** `d.capture`: one image of an X display the person allowed (`screenshot_capture`). */
@@ -259,6 +355,8 @@ export interface DriverStatus {
   views: ViewView[];
   /** Private display of the session, if started. */
   virtual: { x_display: string; pid: number; server: 'xtigervnc' | 'xvfb' } | null;
+  /** The panel server (issue 16). */
+  panel?: PanelStatus | null;
 }
 
 // ---- guards (the driver validates every request with these) -------------------------------------
@@ -321,4 +419,9 @@ export function isActionParams(v: unknown): v is ActionParams {
 
 export function isCaptureParams(v: unknown): v is CaptureParams {
   return isObj(v) && isStr(v.display) && /^:\d{1,4}(\.\d{1,2})?$/.test(v.display) && (v.xauthority === undefined || isStr(v.xauthority)) && optInt(v.max_long_edge, 16, 8192) && (v.rect === undefined || isRect(v.rect));
+}
+
+/** True for a {@link PanelRequest}. */
+export function isPanelRequest(v: unknown): v is PanelRequest {
+  return isObj(v) && (PANEL_MODES as readonly unknown[]).includes(v.mode) && isStr(v.control_socket) && Array.isArray(v.browser) && v.browser.every(isStr);
 }

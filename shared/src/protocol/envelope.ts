@@ -5,7 +5,7 @@ import type { WireError } from '../errors.js';
  * The first frame of a connection is the client's `hello`; the server answers `welcome` or an
  * `err` with code `PROTOCOL_VERSION` and closes.
  */
-export type PeerRole = 'adapter' | 'cli' | 'daemon' | 'guardian' | 'test';
+export type PeerRole = 'adapter' | 'cli' | 'daemon' | 'guardian' | 'test' | 'panel';
 
 /** First frame from the dialling side. */
 export interface HelloFrame {

@@ -131,7 +131,8 @@ export class TestHome {
     mkdirSync(this.workspace, { recursive: true });
     mkdirSync(join(this.home, 'user'), { recursive: true, mode: 0o700 });
     this.ownUserHome = opts.userHomeParent ? mkdtempSync(join(opts.userHomeParent, 'hf-user-')) : null;
-    const cfg = { workspaces: [{ name: 'ws', path: this.workspace }], ...config };
+    // A test never opens the machine's browser for a desktop view (issue 16): panels are off unless a test asks.
+    const cfg = { workspaces: [{ name: 'ws', path: this.workspace }], desktop: { panel: { mode: 'off' } }, ...config };
     writeFileSync(this.layout.config, toYaml(cfg), { mode: 0o600 });
   }
 

@@ -3,6 +3,7 @@ import type { DeviceView } from '@holdfast/shared/control';
 import { printJson, shortDuration, table, withClient } from '../client.js';
 import { ask, readFirstLineOfStdin, readHidden } from '../prompt.js';
 import { UsageError, wholeNumber } from '../usage-error.js';
+import { registerDesktopView } from './desktop-view.js';
 
 interface AddOptions {
   host: string;
@@ -25,8 +26,11 @@ interface AddOptions {
  * - `list`: open desktop sessions;
  * - `pause <id>` / `resume <id>` (`ds_…` or a device alias): the person's lock the agent cannot lift;
  * - `disconnect <id>`: ends an agent's desktop session (the agent sees `closed`, no reconnect);
- * - `pair <view_id> [--device ALIAS|virtual] [--yes] [--close]`: answers an agent's `desktop_open`
- *   (or a device without auto-connect) by connecting a desktop for its session, or declines it.
+ * - `pair <view_id> [--device ALIAS|virtual] [--yes] [--close] [--link]`: answers an agent's
+ *   `desktop_open` (or a device without auto-connect) by connecting a desktop for its session, or
+ *   declines it. In a terminal it first prints a one-time link to the view's panel page (issue 16:
+ *   valid once, for 60 s; never printed inside an agent's session or without a terminal);
+ * - `view --view <view_id>`: the desktop in this terminal (issue 16, desktop-view.ts).
  */
 export function registerDesktop(program: Command): void {
   const desktop = program.command('desktop').description('desktop devices and the agent desktop sessions (pause, resume, pair)');
@@ -155,19 +159,38 @@ export function registerDesktop(program: Command): void {
     .option('--device <alias>', 'the desktop to connect (a device alias or virtual); default: the one the agent asked for')
     .option('--yes', 'do not ask for confirmation')
     .option('--close', 'decline: close the request without connecting anything')
+    .option('--link', 'only print the one-time link to the panel page (valid once, for 60 s)')
     .option('--json', 'print JSON')
-    .action(async (viewId: string, o: { device?: string; yes?: boolean; close?: boolean; json?: boolean }) => {
+    .action(async (viewId: string, o: { device?: string; yes?: boolean; close?: boolean; link?: boolean; json?: boolean }) => {
       await withClient(async (c) => {
         const v = await c.call('desktop.view', { view_id: viewId });
         if (v.state !== 'waiting') throw new UsageError(`view ${viewId} is already ${v.state}`);
+        // The one-time secret goes to the person's own terminal only: never into a pipe, a file or an
+        // agent's session (whose output the model reads).
+        const ownTerminal = process.stdout.isTTY === true && !process.env.HOLDFAST_SESSION;
+        if (o.link) {
+          if (!ownTerminal) throw new UsageError('--link prints a one-time secret: run it in your own terminal, not through a pipe or inside an agent session');
+          const l = await c.call('desktop.panel_link', { view_id: viewId });
+          process.stdout.write(`${l.url}\n`);
+          return;
+        }
         let alias = o.device ?? v.device ?? undefined;
         if (!o.close) {
           const interactive = process.stdin.isTTY === true;
           if (!alias) {
             if (!interactive) throw new UsageError('the agent named no desktop: pass --device <alias> (or virtual)');
-            process.stderr.write(`Session ${v.remote_session_id} (${v.principal}, workspace ${v.workspace}) asks for a desktop.\nDevices: ${v.devices.map((d) => d.alias).join(', ') || '(none)'}, virtual\n`);
-            alias = await ask('Connect which one? ');
-            if (!alias) throw new UsageError('nothing chosen');
+            process.stderr.write(`Session ${v.remote_session_id} (${v.principal}, workspace ${v.workspace}) asks for a desktop.\n`);
+            if (ownTerminal) {
+              const l = await c.call('desktop.panel_link', { view_id: viewId }).catch(() => null);
+              if (l) process.stdout.write(`Pick it in your browser — this link works once, for 60 s:\n  ${l.url}\nor here. `);
+            }
+            process.stderr.write(`Devices: ${v.devices.map((d) => d.alias).join(', ') || '(none)'}, virtual\n`);
+            alias = await ask('Connect which one? (Enter after using the link) ');
+            if (!alias) {
+              const now = await c.call('desktop.view', { view_id: viewId });
+              if (now.state !== 'waiting') return void process.stdout.write(`view ${viewId} is ${now.state}\n`);
+              throw new UsageError('nothing chosen');
+            }
           } else if (!o.yes) {
             if (!interactive) throw new UsageError('pass --yes to connect without a terminal to confirm on');
             const answer = await ask(`Connect ${alias} for session ${v.remote_session_id} (${v.principal}, workspace ${v.workspace})? [y/N] `);
@@ -179,6 +202,8 @@ export function registerDesktop(program: Command): void {
         process.stdout.write(o.close ? `closed ${viewId}\n` : `connected ${r.device} as ${r.desktop_session_id} for ${r.remote_session_id}\n`);
       });
     });
+
+  registerDesktopView(desktop);
 }
 
 function state(d: DeviceView): string {

@@ -149,6 +149,15 @@ export const registerServe: RegisterCommand = (program: Command) => {
     .addOption(new Option('--tool-profile <name>', 'tools offered: full, coding, read-only, terminal, desktop').choices(['full', 'coding', 'read-only', 'terminal', 'desktop']))
     .option('--allow-tool <name>', 'offer exactly these tools (repeatable; replaces the profile)', collect)
     .addOption(new Option('--session-affinity <mode>', 'how session(action=open) picks a session').choices(['workspace', 'conversation', 'thread']))
+    .addOption(
+      new Option('--panel <mode>', 'how desktop_open shows a desktop to you: auto (an MCP Apps view, else a browser with a display, else the terminal viewer), apps, browser, terminal or off (config desktop.panel.mode)').choices([
+        'auto',
+        'apps',
+        'browser',
+        'terminal',
+        'off',
+      ]),
+    )
     .addOption(new Option('--auth <mode>', 'bearer (default), oauth, dual (bearer or oauth), or open (no token; loopback only, for testing)').choices(['bearer', 'oauth', 'dual', 'open']))
     .option('--oauth-server-url <url>', 'public https origin OAuth clients are given (auth.oauth.server_url)')
     .option('--trust-proxy-headers', 'behind a reverse proxy: take the client address (and, without a server URL, scheme and host) from X-Forwarded-*')

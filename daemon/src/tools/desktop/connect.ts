@@ -1,7 +1,8 @@
 import type { desktopConnectTool } from '@holdfast/shared/tools';
 import type * as z from 'zod';
 import type { ToolContext } from '../context.js';
-import { action, outcome, type ToolOutcome } from '../envelope.js';
+import { outcome, type ToolOutcome } from '../envelope.js';
+import { viewOutcome } from './open.js';
 import { screenshotAction, sessionLine } from './present.js';
 
 type Args = z.output<typeof desktopConnectTool.input>;
@@ -12,15 +13,13 @@ type Args = z.output<typeof desktopConnectTool.input>;
  */
 export async function desktopConnectHandler(args: Args, ctx: ToolContext): Promise<ToolOutcome> {
   const rs = args.remote_session_id;
-  const r = await ctx.services.desktop.connect(rs, ctx.call.principal, args.alias);
+  // Only desktop_open's result is rendered by the MCP Apps view: a view opened here is shown as a client without apps would show it.
+  const call = ctx.call.panel ? { panel: { ...ctx.call.panel, apps: false } } : ctx.call;
+  const r = await ctx.services.desktop.connect(rs, ctx.call.principal, args.alias, false, ctx.services.desktopPanel.modeFor(call));
   if (r.kind === 'waiting') {
-    return outcome(
-      'desktop.waiting',
-      'waiting_confirmation',
-      { view_id: r.view.view_id, state: r.view.state, device: args.alias, pairing_command: r.pairing_command },
-      `Device ${args.alias} needs the person's approval for each connection. Ask them to run \`${r.pairing_command}\` in their terminal, then call desktop_get_session(view_id).`,
-      { context: { remote_session_id: rs }, actions: [action('desktop_get_session', { remote_session_id: rs, view_id: r.view.view_id }, 'wait for the person to connect it')] },
-    );
+    const o = viewOutcome(rs, r.view, r.pairing_command, `Device ${args.alias} needs the person's approval for each connection. `);
+    o.envelope.type = 'desktop.waiting';
+    return o;
   }
   const v = r.session;
   const hint = v.x_display ? ` Programs you start with execute now get DISPLAY=${v.x_display}.` : '';

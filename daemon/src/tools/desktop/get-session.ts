@@ -24,6 +24,16 @@ export async function desktopGetSessionHandler(args: Args, ctx: ToolContext): Pr
   }
   const r = await ctx.services.desktop.waitView(rs, ctx.call.principal, args.view_id!, args.wait_ms);
   const data = { ...r.view, session: r.session };
+  if (r.view.state === 'waiting' && r.view.app_state === 'not_confirmed') {
+    // Issue 16 §6: the client did not show its MCP Apps view within 10 s; nothing else opens by itself.
+    return outcome('desktop.view', 'waiting_confirmation', data, `This client did not show the desktop view of ${r.view.view_id} (not_confirmed). Call desktop_open_browser(view_id) to open it in the person's browser, or ask them to run \`holdfast desktop pair ${r.view.view_id}\`.`, {
+      context,
+      actions: [
+        action('desktop_open_browser', { remote_session_id: rs, view_id: r.view.view_id }, "open the panel in the person's browser"),
+        action('desktop_get_session', { remote_session_id: rs, view_id: r.view.view_id }, 'keep waiting'),
+      ],
+    });
+  }
   if (r.view.state === 'waiting') {
     return outcome('desktop.view', 'waiting_confirmation', data, `The person has not connected a desktop for ${r.view.view_id} yet (waited ${args.wait_ms} ms).`, {
       context,

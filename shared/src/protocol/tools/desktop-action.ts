@@ -13,7 +13,7 @@ export const desktopActionTool = {
   name: 'desktop_action',
   title: 'Desktop action',
   description:
-    'Input at image pixels of observation_id: move/click/double_click (x,y), scroll (dx,dy notches), drag (x,y to to_x,to_y), key_press (key), hotkey (keys), type_text (text). ' +
+    'Input at image pixels of observation_id: move/click/double_click (x,y), scroll (dx,dy), drag (x,y to to_x,to_y), key_press (key), hotkey (keys), type_text (text). ' +
     'Keys: A-Z 0-9 F1-F12 CTRL ALT SHIFT META ENTER ESC TAB BACKSPACE DELETE SPACE UP DOWN LEFT RIGHT HOME END PAGE_UP PAGE_DOWN. ' +
     'A repeated operation_id returns the first outcome.',
   input: z.object({

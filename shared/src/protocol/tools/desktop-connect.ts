@@ -8,9 +8,9 @@ import { RemoteSessionId } from './desktop-common.js';
  */
 export const desktopConnectTool = {
   name: 'desktop_connect',
-  title: 'Connect a desktop',
+  title: 'Connect desktop',
   description:
-    'Connect a device alias, or "virtual" (a private display where programs started with execute appear). Returns desktop_session_id, or a view_id when the person must approve.',
+    'Connect a device alias or "virtual" (a private display for programs started with execute). Returns desktop_session_id, or view_id if the person must approve.',
   input: z.object({ remote_session_id: RemoteSessionId, alias: z.string() }),
   output: envelopeSchema(LooseData),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },

@@ -10,7 +10,7 @@ import { RemoteSessionId } from './desktop-common.js';
 export const desktopGetSessionTool = {
   name: 'desktop_get_session',
   title: 'Desktop session',
-  description: 'State of desktop_session_id, or of view_id (waits up to wait_ms for the person). Give one id.',
+  description: 'State of desktop_session_id, or of view_id (waits wait_ms for the person). Give one.',
   input: z.object({
     remote_session_id: RemoteSessionId,
     desktop_session_id: z.string().optional(),

@@ -6,7 +6,7 @@ import { RemoteSessionId } from './desktop-common.js';
 export const desktopListDevicesTool = {
   name: 'desktop_list_devices',
   title: 'List desktops',
-  description: 'Desktops you may connect: aliases the person authorized, and "virtual" (a private display).',
+  description: 'Desktops you may connect: the person\'s aliases and "virtual" (a private display).',
   input: z.object({ remote_session_id: RemoteSessionId }),
   output: envelopeSchema(LooseData),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

@@ -5,8 +5,8 @@ import { DesktopSessionId, RemoteSessionId } from './desktop-common.js';
 /** `desktop_select_display` (issue 15): which monitor screenshots and actions use; observations end. */
 export const desktopSelectDisplayTool = {
   name: 'desktop_select_display',
-  title: 'Select a display',
-  description: 'Pick the monitor (index) to use. Ends all observations.',
+  title: 'Select display',
+  description: 'Pick the monitor (index); ends all observations.',
   input: z.object({ remote_session_id: RemoteSessionId, desktop_session_id: DesktopSessionId, display: z.number() }),
   output: envelopeSchema(LooseData),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },

@@ -6,7 +6,7 @@ import { DesktopSessionId, RemoteSessionId } from './desktop-common.js';
 export const desktopSetControlTool = {
   name: 'desktop_set_control',
   title: 'Desktop control',
-  description: "Turn your input on/off, within the device's grant; cannot lift the person's pause.",
+  description: "Turn your input on/off within the device's grant (never lifts a pause).",
   input: z.object({ remote_session_id: RemoteSessionId, desktop_session_id: DesktopSessionId, enabled: z.boolean() }),
   output: envelopeSchema(LooseData),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DESKTOP_TOOLS, PROFILES, screenshotCaptureTool, TOOLS } from './index.js';
+import { DESKTOP_TOOLS, desktopOpenBrowserTool, PROFILES, screenshotCaptureTool, TOOLS } from './index.js';
 import { toolListing } from './json-schema.js';
 
 /** Keys no model API accepts at a schema's root, and references anywhere (issue 15, BRIEF). */
@@ -12,13 +12,25 @@ function hasRef(node: unknown): boolean {
   return false;
 }
 
-describe('desktop tool catalogue (issue 15)', () => {
+describe('desktop tool catalogue (issues 15, 16)', () => {
   const tools = [...DESKTOP_TOOLS, screenshotCaptureTool];
 
-  it('serves the nine desktop tools and screenshot_capture, each taking remote_session_id, with flat object input schemas', () => {
+  it('serves the ten desktop tools and screenshot_capture, each taking remote_session_id, with flat object input schemas', () => {
     assert.deepEqual(
       tools.map((t) => t.name),
-      ['desktop_list_devices', 'desktop_connect', 'desktop_open', 'desktop_get_session', 'desktop_screenshot', 'desktop_action', 'desktop_set_control', 'desktop_select_display', 'desktop_disconnect', 'screenshot_capture'],
+      [
+        'desktop_list_devices',
+        'desktop_connect',
+        'desktop_open',
+        'desktop_open_browser',
+        'desktop_get_session',
+        'desktop_screenshot',
+        'desktop_action',
+        'desktop_set_control',
+        'desktop_select_display',
+        'desktop_disconnect',
+        'screenshot_capture',
+      ],
     );
     for (const t of tools) {
       assert.ok(TOOLS.some((s) => s.name === t.name), `${t.name} is served`);
@@ -30,14 +42,16 @@ describe('desktop tool catalogue (issue 15)', () => {
     }
   });
 
-  it('keeps the listing small: about 6 KB without output schemas, terse descriptions', () => {
+  it('keeps the listing small: about 8 KB without output schemas, terse descriptions; desktop_open_browser ≤ 450 bytes', () => {
     let bytes = 0;
     for (const t of tools) {
       const { outputSchema: _drop, ...listing } = toolListing(t);
       bytes += JSON.stringify(listing).length;
       assert.ok(t.description.length <= 400, `${t.name} description is ${t.description.length} characters`);
     }
-    assert.ok(bytes <= 7200, `desktop listings are ${bytes} bytes`);
+    assert.ok(bytes <= 8400, `desktop listings are ${bytes} bytes`);
+    const { outputSchema: _drop, ...browser } = toolListing(desktopOpenBrowserTool);
+    assert.ok(JSON.stringify(browser).length <= 450, `desktop_open_browser is ${JSON.stringify(browser).length} bytes`);
   });
 
   it('has a desktop profile with exactly session and the desktop tools', () => {

@@ -26,6 +26,7 @@ import { desktopDisconnectTool } from './desktop-disconnect.js';
 import { desktopGetSessionTool } from './desktop-get-session.js';
 import { desktopListDevicesTool } from './desktop-list-devices.js';
 import { desktopOpenTool } from './desktop-open.js';
+import { desktopOpenBrowserTool } from './desktop-open-browser.js';
 import { desktopScreenshotTool } from './desktop-screenshot.js';
 import { desktopSelectDisplayTool } from './desktop-select-display.js';
 import { desktopSetControlTool } from './desktop-set-control.js';
@@ -44,6 +45,7 @@ export * from './plan.js';
 export * from './progress.js';
 export * from './artifact.js';
 export * from './work-tracking.js';
+export * from './desktop-panel.js';
 export * from './operation-batch.js';
 export * from './operation-manage.js';
 export * from './environment.js';
@@ -56,17 +58,19 @@ export {
   desktopGetSessionTool,
   desktopListDevicesTool,
   desktopOpenTool,
+  desktopOpenBrowserTool,
   desktopScreenshotTool,
   desktopSelectDisplayTool,
   desktopSetControlTool,
   screenshotCaptureTool,
 };
 
-/** The desktop tools (issue 15), in catalogue order. */
+/** The desktop tools (issues 15, 16), in catalogue order. */
 export const DESKTOP_TOOLS: readonly ToolDef[] = [
   desktopListDevicesTool,
   desktopConnectTool,
   desktopOpenTool,
+  desktopOpenBrowserTool,
   desktopGetSessionTool,
   desktopScreenshotTool,
   desktopActionTool,

@@ -10,7 +10,7 @@ import { MaxLongEdge, RemoteSessionId, SourceRect } from './desktop-common.js';
 export const screenshotCaptureTool = {
   name: 'screenshot_capture',
   title: 'Capture screen',
-  description: 'PNG of an allowed X display (e.g. ":0") or a desktop_session_id, for a stated purpose. Never saved.',
+  description: 'PNG of an allowed X display (e.g. :0) or a desktop_session_id, for a stated purpose. Never saved.',
   input: z.object({
     remote_session_id: RemoteSessionId,
     purpose: z.string().min(1).max(200),
