@@ -4,6 +4,7 @@ import { HoldfastError } from '@holdfast/shared/errors';
 import { homeLayout, resolveHome } from '@holdfast/shared/paths';
 import { Daemon } from './daemon.js';
 import { log } from './log.js';
+import { HOLDFAST_INSTALL_ROOT, withoutNpmLaunch } from './sessions/session-env.js';
 
 /**
  * `holdfastd [run] [--home DIR] [--takeover] [--if-absent]` (also `holdfast daemon run`). Runs
@@ -21,6 +22,11 @@ async function main(): Promise<void> {
     process.stderr.write(`holdfastd: unknown command ${positionals[0]} (usage: holdfastd [run] [--home DIR])\n`);
     process.exit(2);
   }
+  // Started through `npm start`: drop npm's run-script variables and PATH entries from our own
+  // environment, so nothing holdfastd runs finds programs through them (docs/sessions.md).
+  const clean = withoutNpmLaunch(process.env, HOLDFAST_INSTALL_ROOT);
+  for (const k of Object.keys(process.env)) if (!(k in clean)) delete process.env[k];
+  if (clean.PATH !== undefined) process.env.PATH = clean.PATH;
   const home = resolveHome(values.home ? { ...process.env, HOLDFAST_HOME: values.home } : process.env);
   process.env.HOLDFAST_HOME = home;
   const daemon = new Daemon({ layout: homeLayout(home), lockWaitMs: values.takeover ? 15_000 : 0, log });

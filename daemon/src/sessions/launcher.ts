@@ -6,10 +6,7 @@ import { HoldfastError } from '@holdfast/shared/errors';
 import { guardianPaths, type HomeLayout } from '@holdfast/shared/paths';
 import { LinkTimeouts, writeJsonAtomic, type GuardianSpec, type SandboxSpec } from '@holdfast/shared/protocol';
 import { GuardianLink, type LinkEvents } from './link.js';
-import { sessionBaseEnv } from './session-env.js';
-
-/** holdfast's checkout (the folder above `daemon/`): npm's run-script PATH entries below it are not passed to sessions. */
-const HOLDFAST_INSTALL_ROOT = fileURLToPath(new URL('../../../', import.meta.url)).replace(/\/$/, '');
+import { HOLDFAST_INSTALL_ROOT, sessionBaseEnv } from './session-env.js';
 
 /** Absolute path of the guardian bundle (resolved, never imported: DESIGN §1). */
 export function guardianBundlePath(): string {

@@ -6,7 +6,7 @@ describe('sessionBaseEnv (what a session inherits from a daemon started by npm s
   it('drops npm run-script variables and the PATH entries npm prepended inside holdfast', () => {
     const env = sessionBaseEnv(
       {
-        PATH: '/opt/holdfast/node_modules/.bin:/opt/holdfast/adapter/node_modules/.bin:/usr/lib/node_modules/npm/node_modules/@npmcli/run-script/lib/node-gyp-bin:/home/u/proj/node_modules/.bin:/usr/bin:/bin',
+        PATH: '/opt/holdfast/node_modules/.bin:/opt/node_modules/.bin:/node_modules/.bin:/opt/holdfast/adapter/node_modules/.bin:/usr/lib/node_modules/npm/node_modules/@npmcli/run-script/lib/node-gyp-bin:/home/u/proj/node_modules/.bin:/usr/bin:/bin',
         npm_config_cache: '/root/.npm',
         NPM_CONFIG_USERCONFIG: '/x',
         npm_lifecycle_event: 'start',
