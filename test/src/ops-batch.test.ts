@@ -82,6 +82,30 @@ describe('operation_batch and operation_manage (issue 12)', () => {
     assert.deepEqual(events.filter((e) => e.data.operation_id === data.operation_id).map((e) => e.data.step_id).sort(), ['r1', 'r2']);
   });
 
+  it('independent foreground execute steps take turns on the one terminal, in request order, while reads run beside them', async () => {
+    // Three rounds: before the fix the second command met the first one still running about half
+    // of the time (COMMAND_ALREADY_RUNNING), so one round could pass by luck.
+    for (let round = 0; round < 3; round++) {
+      const steps = [
+        { id: 'c1', tool: 'execute', arguments: { command: `sleep 0.3; echo one${round}` } },
+        { id: 'c2', tool: 'execute', arguments: { command: '(exit 4)' } },
+        { id: 'c3', tool: 'execute', arguments: { command: `echo three${round}` } },
+        { id: 'r1', tool: 'read', arguments: { path: 'a.txt' } },
+      ];
+      const { env, isError, text } = await callTool(client, 'operation_batch', { remote_session_id: rs, steps, yield_time_ms: 60_000 });
+      assert.equal(isError, false, text);
+      const data = env.data as { steps: { id: string; state: string; started_at: number; ended_at: number; error?: string; result?: { data: Record<string, unknown> } }[] };
+      const s = Object.fromEntries(data.steps.map((x) => [x.id, x]));
+      // c2 failing does not skip c3: a turn is not a dependency.
+      assert.deepEqual(Object.fromEntries(data.steps.map((x) => [x.id, x.state])), { c1: 'succeeded', c2: 'failed', c3: 'succeeded', r1: 'succeeded' }, text);
+      assert.equal(s.c2!.result!.data.exit_code, 4, text);
+      assert.match(String(s.c1!.result!.data.output), new RegExp(`one${round}`));
+      assert.match(String(s.c3!.result!.data.output), new RegExp(`three${round}`));
+      assert.ok(s.c2!.started_at >= s.c1!.ended_at && s.c3!.started_at >= s.c2!.ended_at, 'commands ran one after the other, in request order');
+      assert.ok(s.r1!.started_at < s.c1!.ended_at, 'the read did not wait for the commands');
+    }
+  });
+
   it('a cyclic batch, an unknown dependency and a refused tool are rejected before anything runs', async () => {
     const marker = join(h.workspace, 'cycle-ran');
     const cyclic = await callTool(client, 'operation_batch', {

@@ -49,6 +49,15 @@ const FOLLOW_WAIT_MS = 100_000;
 /** A step whose command waits for input is looked at again after this, ms. */
 const AWAITING_INPUT_PAUSE_MS = 5000;
 
+/**
+ * Whether a step runs a command in the session's terminal (a foreground `execute(action="run")`):
+ * the guardian runs one foreground command at a time and refuses a second with
+ * `COMMAND_ALREADY_RUNNING` (DESIGN §5), so such steps of one operation take turns.
+ */
+export function usesTerminal(s: { row: { tool: string }; args: Record<string, unknown> }): boolean {
+  return s.row.tool === 'execute' && (s.args.action ?? 'run') === 'run' && s.args.background !== true;
+}
+
 /** Resolves after `ms` or when `signal` aborts. */
 function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -324,10 +333,19 @@ export class OperationRunner {
         changed = true;
       }
     }
+    // The session has one terminal: foreground `execute` steps take turns on it, in request order,
+    // while every other step runs beside them (a turn is not a dependency: a failed command does
+    // not skip the next one).
+    let terminalBusy = [...op.running].some((id) => usesTerminal(op.steps.get(id)!));
     for (const s of op.steps.values()) {
       if (op.running.size >= OperationLimits.CONCURRENCY_MAX) break;
       if (s.row.state !== 'pending' || op.cancelling) continue;
-      if (s.deps.every((d) => op.steps.get(d)!.row.state === 'succeeded')) this.launch(op, s, s.args, null);
+      if (!s.deps.every((d) => op.steps.get(d)!.row.state === 'succeeded')) continue;
+      if (usesTerminal(s)) {
+        if (terminalBusy) continue;
+        terminalBusy = true;
+      }
+      this.launch(op, s, s.args, null);
     }
     const waiting = [...op.steps.values()].some((s) => s.row.state === 'waiting_confirmation');
     if (op.running.size > 0) {
