@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
-import { isAbsolute, relative, sep } from 'node:path';
 import { HoldfastError } from '@holdfast/shared/errors';
 import type { executeTool } from '@holdfast/shared/tools';
 import type * as z from 'zod';
@@ -124,12 +123,7 @@ export function envRecord(env: ExecuteArgs['env']): Record<string, string> | und
  * @throws HoldfastError `PATH_OUTSIDE_WORKSPACE` (escapes), `BAD_REQUEST` (not a folder, NUL).
  */
 export function resolveCwd(cwd: string, root: string): string {
-  let input = cwd;
-  if (isAbsolute(cwd)) {
-    const rel = relative(root, cwd);
-    if (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel)) input = rel.split(sep).join('/');
-  }
-  const p = resolveWorkspacePath(root, input, { followFinal: true });
+  const p = resolveWorkspacePath(root, cwd, { followFinal: true });
   let ok = false;
   try {
     ok = statSync(p.real).isDirectory();

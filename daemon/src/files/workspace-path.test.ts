@@ -37,6 +37,18 @@ describe('workspace path resolution (issue 4; field failure #18)', () => {
     refused('src/..');
   });
 
+  it('an absolute path spelled with the workspace root is taken as the relative path it names; others stay refused', () => {
+    assert.equal(resolveWorkspacePath(root, join(root, 'src', 'a.ts')).rel, 'src/a.ts');
+    assert.equal(resolveWorkspacePath(root, `${root}/src/`).rel, 'src');
+    assert.equal(resolveWorkspacePath(root, root).rel, '');
+    assert.equal(resolveWorkspacePath(root, `${root}/`).rel, '');
+    refused(`${root}-other/x`); // a sibling whose name starts with the root's
+    refused(`${root}/../outside/secret`);
+    refused(`${root}/src/../../outside/secret`);
+    refused(`${root}/link-out/secret`); // still through the symlink checks
+    refused(join(outside, 'secret'));
+  });
+
   it('symlinks that lead out are refused, including a new file under a symlinked folder and a dangling link', () => {
     refused('link-out/secret');
     refused('link-out/pwned'); // does not exist yet: the deepest existing ancestor decides

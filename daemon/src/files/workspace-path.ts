@@ -37,7 +37,7 @@ export interface ResolvedPath {
 export function normaliseRelative(input: string): string {
   if (input.includes('\0')) throw new HoldfastError('BAD_REQUEST', 'a path must not contain NUL bytes');
   if (isAbsolute(input) || input.startsWith('~/')) {
-    throw new HoldfastError('PATH_OUTSIDE_WORKSPACE', `"${input}" is absolute; give a path relative to the workspace root`, { details: { path: input } });
+    throw new HoldfastError('PATH_OUTSIDE_WORKSPACE', `"${input}" is absolute and not under the workspace root; give a path relative to the workspace root`, { details: { path: input } });
   }
   const parts: string[] = [];
   for (const seg of input.split('/')) {
@@ -98,8 +98,24 @@ function canonical(abs: string, hops: number): string {
 }
 
 /**
+ * An absolute path spelled with the workspace root (`/home/me/proj/src/a.ts` for the root
+ * `/home/me/proj`) as the relative path it names (`src/a.ts`; the root itself is `''`). Agents
+ * copy such paths from command output, `pwd` and error messages. Any other input is returned
+ * unchanged, so other absolute paths are still refused by {@link normaliseRelative}, and the
+ * result still goes through the `..` and symlink checks.
+ */
+export function withinRoot(root: string, input: string): string {
+  if (!input.startsWith('/')) return input;
+  const trimmed = input.length > 1 ? input.replace(/\/+$/, '') : input;
+  if (trimmed === root) return '';
+  const prefix = root.endsWith('/') ? root : `${root}/`;
+  return trimmed.startsWith(prefix) ? trimmed.slice(prefix.length) : input;
+}
+
+/**
  * Resolves `input` inside the workspace `root` (a canonical realpath, as sessions store it).
- * Refuses absolute paths, `..`, and anything whose canonical location — through symlinks anywhere
+ * Takes an absolute path under the root as the relative path it spells ({@link withinRoot}).
+ * Refuses other absolute paths, `..`, and anything whose canonical location — through symlinks anywhere
  * on the path, including dangling ones and missing tails — is outside the root.
  * With `followFinal: false` a final symlink is not followed (move_out of a link, rename of a link),
  * but its folder still must resolve inside.
@@ -107,7 +123,7 @@ function canonical(abs: string, hops: number): string {
  * for paths longer than {@link PATH_MAX_BYTES}).
  */
 export function resolveWorkspacePath(root: string, input: string, opts: { followFinal: boolean } = { followFinal: true }): ResolvedPath {
-  const rel = normaliseRelative(input);
+  const rel = normaliseRelative(withinRoot(root, input));
   const abs = rel === '' ? root : join(root, rel);
   if (Buffer.byteLength(abs) > PATH_MAX_BYTES) {
     throw new HoldfastError('BAD_REQUEST', `the path has ${Buffer.byteLength(abs)} bytes with the workspace root; paths have at most ${PATH_MAX_BYTES}`, { details: { max_path_bytes: PATH_MAX_BYTES } });
