@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ensureGeneratedTokenFile, readTokenFile } from './token-file.js';
@@ -40,5 +41,45 @@ describe('token files (DESIGN §6.2)', () => {
     assert.equal(statSync(join(dir, 'home')).mode & 0o777, 0o700);
     assert.equal(ensureGeneratedTokenFile(p), false);
     assert.equal(readFileSync(p, 'utf8').trim(), t);
+  });
+
+  it('never leaves its temporary file, and a planted symlink at the name is left alone', () => {
+    const home = join(dir, 'planted');
+    mkdirSync(home, { mode: 0o700 });
+    const target = join(dir, 'victim');
+    writeFileSync(target, 'keep');
+    symlinkSync(target, join(home, 'token'));
+    assert.equal(ensureGeneratedTokenFile(join(home, 'token')), false);
+    assert.equal(readFileSync(target, 'utf8'), 'keep');
+    const fresh = join(dir, 'fresh', 'token');
+    assert.equal(ensureGeneratedTokenFile(fresh), true);
+    assert.deepEqual(readdirSync(join(dir, 'fresh')), ['token']);
+    assert.equal(statSync(fresh).nlink, 1);
+  });
+
+  it('processes generating the same token file at once all read one whole token', async () => {
+    const self = new URL('./token-file.js', import.meta.url).pathname;
+    const script = `import { ensureGeneratedTokenFile, readTokenFile } from ${JSON.stringify(self)};
+const p = process.argv[1];
+ensureGeneratedTokenFile(p);
+process.stdout.write(readTokenFile(p, { allowWeak: false }));`;
+    for (let round = 0; round < 5; round++) {
+      const p = join(dir, `race-${round}`, 'token');
+      const runs = Array.from({ length: 6 }, () =>
+        new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+          const child = spawn(process.execPath, ['--input-type=module', '-e', script, p], { stdio: ['ignore', 'pipe', 'pipe'] });
+          let out = '';
+          let err = '';
+          child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+          child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+          child.on('close', (code) => resolve({ code, out, err }));
+        }),
+      );
+      const results = await Promise.all(runs);
+      for (const r of results) assert.equal(r.code, 0, r.err);
+      assert.equal(new Set(results.map((r) => r.out)).size, 1, 'every process read the same token');
+      assert.equal(results[0]!.out, readFileSync(p, 'utf8').trim());
+      assert.ok(Buffer.byteLength(results[0]!.out) >= 32);
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, lstatSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { HoldfastError } from '@holdfast/shared/errors';
 import { AuthConstants } from './constants.js';
@@ -7,8 +7,8 @@ import { AuthConstants } from './constants.js';
 /**
  * Bearer token files (DESIGN §6.2): a token file must be a regular file (not a symlink, not a
  * directory) owned by this user with no group or other permission bits (0600 or 0400), holding a
- * token of at least 32 bytes. A generated token is 32 random bytes, base64url, written with an
- * exclusive create so an existing file or a planted symlink is never followed or overwritten.
+ * token of at least 32 bytes. A generated token is 32 random bytes, base64url, put in place with a
+ * hard link so an existing file or a planted symlink is never followed or overwritten.
  */
 
 /** Options of {@link readTokenFile} and {@link checkTokenStrength}. */
@@ -68,22 +68,42 @@ export function readTokenFile(path: string, opts: TokenCheckOptions): string {
 
 /**
  * Creates `path` with a fresh random token (mode 0600, parent directory 0700) unless it exists.
- * Never prints or logs the token.
- * @returns whether a new token was written.
+ * The token appears whole or not at all: it is written to a temporary file beside `path`
+ * (exclusive create, 0600) and hard-linked into place — `link(2)` never follows or replaces an
+ * existing name, a symlink included — so a second process starting at the same moment (four
+ * adapters launched together) never reads an empty or half-written file. Never prints or logs the
+ * token.
+ * @returns whether a new token was written (false: a file, or another process's token, was there).
  */
 export function ensureGeneratedTokenFile(path: string): boolean {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  let fd: number;
+  if (existsOrLink(path)) return false;
+  const tmp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
   try {
-    fd = openSync(path, 'wx', 0o600);
+    try {
+      writeSync(fd, randomBytes(AuthConstants.GENERATED_TOKEN_BYTES).toString('base64url') + '\n');
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    linkSync(tmp, path);
+    return true;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw err;
-  }
-  try {
-    writeSync(fd, randomBytes(AuthConstants.GENERATED_TOKEN_BYTES).toString('base64url') + '\n');
   } finally {
-    closeSync(fd);
+    rmSync(tmp, { force: true });
   }
-  return true;
+}
+
+/** Whether anything (a symlink included) has the name `path`. */
+function existsOrLink(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw err;
+  }
 }
