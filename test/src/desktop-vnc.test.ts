@@ -92,13 +92,20 @@ describe('desktop: a VNC device with a keyring password', () => {
     assert.equal(conn.data!.state, 'connected');
     assert.deepEqual(conn.data!.source_size, { width: 1920, height: 1080 });
 
-    const shot = await screenshot();
-    assert.deepEqual(shot.env.data!.image_size, { width: 1280, height: 720 });
-    assert.deepEqual(shot.env.data!.source_size, { width: 1920, height: 1080 });
-    const png = await decodePng(shot.image);
-    assert.deepEqual([png.width, png.height], [1280, 720]);
-    const px = png.data.subarray((300 * 1280 + 600) * 3, (300 * 1280 + 600) * 3 + 3);
-    assert.deepEqual([...px], [255, 0, 255], 'the recorder window (magenta) fills the screenshot');
+    // x11vnc scrapes the X screen on its own schedule: the first frame after connecting may
+    // predate the recorder window's first paint, so look again until it shows (with a deadline).
+    let seen: number[] = [];
+    const shot = await pollUntil('the recorder window (magenta) in a screenshot', async () => {
+      const s = await screenshot();
+      assert.deepEqual(s.env.data!.image_size, { width: 1280, height: 720 });
+      assert.deepEqual(s.env.data!.source_size, { width: 1920, height: 1080 });
+      const png = await decodePng(s.image);
+      assert.deepEqual([png.width, png.height], [1280, 720]);
+      seen = [...png.data.subarray((300 * 1280 + 600) * 3, (300 * 1280 + 600) * 3 + 3)];
+      return seen.join() === '255,0,255' ? s : undefined;
+    }, 20_000, 200).catch((err: Error) => {
+      throw new Error(`${err.message}; last pixel ${seen.join()}`);
+    });
 
     const target = { x: 1235, y: 567 };
     const ix = Math.round((target.x * 1280) / 1920);
