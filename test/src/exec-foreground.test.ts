@@ -210,6 +210,13 @@ describe('execute in the session terminal (issue 5)', () => {
     // offset 0: from the start, whatever the first answer showed already (issue 8).
     const done = await run({ action: 'attach', execution_task_id: viaBg.env.data.execution_task_id, yield_time_ms: 10_000, offset: 0 });
     assert.equal(done.env.data.stdout, 'second');
+    // A `cd` (or `export`…) in a background process would change nothing: no such offer.
+    for (const command of ['cd sub', 'export A=1', 'source ./env.sh']) {
+      const stateful = await run({ command });
+      assert.equal(stateful.env.error!.code, 'COMMAND_ALREADY_RUNNING', command);
+      assert.equal(stateful.env.actions.find((a) => a.arguments.background === true), undefined, `${command}: no background offer`);
+      assert.match(stateful.env.error!.message, /changes the session shell itself/);
+    }
     await run({ action: 'stop', execution_task_id: id });
     await pollUntil('the terminal to be free', async () => (await run({ command: 'true' })).env.data?.exit_code === 0, 10_000, 100);
   });

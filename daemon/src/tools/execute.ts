@@ -372,18 +372,36 @@ function putReceipt(ctx: ToolContext, rs: string, key: string, fp: string, id: s
   ctx.services.execution.receipts.put({ tool: RECEIPT_TOOL, session_id: rs, key, args_sha256: fp, receipt: JSON.stringify({ execution_task_id: id }), created_at: Date.now() });
 }
 
+/**
+ * Shell built-ins whose whole point is the session shell's own state (its folder, variables,
+ * options, functions): run as a background task (a separate process) they would change nothing.
+ */
+const SHELL_STATE_BUILTIN = /^\s*(?:cd|pushd|popd|export|unset|source|\.|alias|unalias|set|shopt|ulimit|umask|declare|typeset|readonly|local|hash|enable|trap|exit|logout)(?=\s|;|&|\||$)/;
+
+/**
+ * Whether a command starts with a built-in that changes the session shell's state
+ * ({@link SHELL_STATE_BUILTIN}): `COMMAND_ALREADY_RUNNING` then offers no background run.
+ */
+export function changesShellState(command: string | undefined): boolean {
+  return command !== undefined && SHELL_STATE_BUILTIN.test(command);
+}
+
 function alreadyRunning(running: CommandRecord, args: ExecuteArgs, rs: string): ToolOutcome {
   const { idempotency_key: _k, user_confirmed: _c, ...rest } = args;
+  const stateful = args.shell !== false && changesShellState(args.command);
+  const instead = stateful
+    ? ' (this command changes the session shell itself, so it must run in the foreground)'
+    : ' — or run this one with background=true';
   return failure(
     'execute.run',
-    new HoldfastError('COMMAND_ALREADY_RUNNING', `another foreground command (${running.id}: ${running.command.slice(0, 200)}) is still running; wait for it, answer it or stop it — or run this one with background=true`),
+    new HoldfastError('COMMAND_ALREADY_RUNNING', `another foreground command (${running.id}: ${running.command.slice(0, 200)}) is still running; wait for it, answer it or stop it${instead}`),
     {
       context: { remote_session_id: rs },
       data: { running: { execution_task_id: running.id, command: running.command } },
       actions: [
         action('execute', { action: 'attach', remote_session_id: rs, execution_task_id: running.id }, 'wait for the running command'),
         action('execute', { action: 'stop', remote_session_id: rs, execution_task_id: running.id }, 'stop the running command'),
-        action('execute', { ...rest, action: 'run', remote_session_id: rs, background: true }, 'run this command as a background task'),
+        ...(stateful ? [] : [action('execute', { ...rest, action: 'run', remote_session_id: rs, background: true }, 'run this command as a background task')]),
       ],
     },
   );
