@@ -204,6 +204,13 @@ export const WorkLimits = {
   OBSERVE_DIFF_FULL_LINES: 20_000,
 } as const;
 
+/**
+ * Prefix of the `idempotency_key` the adapter mints for an unkeyed `execute run` so it can re-send
+ * the call across a daemon restart (DESIGN §4.5). A replay under such a key is the adapter's own
+ * retry: the agent never chose a key, so its answer carries no "same key as an earlier call" note.
+ */
+export const ADAPTER_RETRY_KEY_PREFIX = 'adapter-';
+
 /** Operations (issue 12, docs/operations.md): `operation_batch` and `operation_manage`. */
 export const OperationLimits = {
   /** Steps per batch. */

@@ -118,5 +118,6 @@ describe('execute across kill -9 of the adapter and restart-daemon', () => {
     assert.equal(r.isError, false, JSON.stringify(r.env.error));
     assert.equal(r.env.data!.output, 'NO-KEY-SPANNED');
     assert.equal(runLines(args.command), 1, 'it ran once');
+    assert.doesNotMatch(r.text, /Same idempotency_key/, 'no note about a key the client never chose');
   });
 });

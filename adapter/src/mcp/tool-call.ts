@@ -7,6 +7,7 @@ import type { RetryPolicy } from '../daemon-client.js';
 import type { Principal } from './principals.js';
 import type { CatalogEntry, ToolCatalog } from './tool-catalog.js';
 import { ForwardConstants } from './constants.js';
+import { ADAPTER_RETRY_KEY_PREFIX } from '@holdfast/shared/constants';
 import { ProgressRelay } from './progress-relay.js';
 import type { UsageLog } from './usage-log.js';
 
@@ -117,14 +118,15 @@ export interface ForwarderOptions {
 }
 
 /**
- * An `execute run` without an `idempotency_key` gets one minted here (`adapter-<uuid>`), one per
+ * An `execute run` without an `idempotency_key` gets one minted here (`adapter-<uuid>`,
+ * {@link ADAPTER_RETRY_KEY_PREFIX}), one per
  * `tools/call`: the daemon deduplicates keyed runs, so when the daemon goes away mid-call (e.g.
  * `holdfast restart-daemon`) the adapter can re-send the call and get the task the first attempt
  * started instead of a "may or may not have run" error — and never runs it twice (DESIGN §4.5).
  */
 export function withRetryKey(tool: string, args: Record<string, unknown>): Record<string, unknown> {
   if (tool !== 'execute' || (args.action ?? 'run') !== 'run' || typeof args.idempotency_key === 'string') return args;
-  return { ...args, idempotency_key: `adapter-${randomUUID()}` };
+  return { ...args, idempotency_key: `${ADAPTER_RETRY_KEY_PREFIX}${randomUUID()}` };
 }
 
 /** One conversation id per stdio connection: a stdio adapter process serves exactly one client. */

@@ -1,4 +1,5 @@
 import { HoldfastError } from '@holdfast/shared/errors';
+import { ADAPTER_RETRY_KEY_PREFIX } from '@holdfast/shared/constants';
 import { newId } from '@holdfast/shared/ids';
 import { KEY_SEQUENCES, LinkTimeouts, type CommandRecord, type TaskRecord } from '@holdfast/shared/protocol';
 import type { AuditEntry } from '../audit.js';
@@ -145,7 +146,7 @@ async function run(args: ExecuteArgs, session: SessionRow, role: SessionRole, ct
     // The same call again: the receipt is the task itself; wait on it like attach (a background
     // task's first answer did not wait either). Its output from the start: the first answer may
     // never have reached the caller.
-    return replayed(await follow(existing, session, ctx, existing.kind === 'background' ? 0 : yieldMs, args, {}));
+    return replayed(await follow(existing, session, ctx, existing.kind === 'background' ? 0 : yieldMs, args, {}), key !== undefined && !key.startsWith(ADAPTER_RETRY_KEY_PREFIX));
   }
 
   let id = existing?.id ?? newId('executionTask');
@@ -358,13 +359,16 @@ function startingSlot(rs: string, key: string): string {
   return `${rs}\0${key}`;
 }
 
-/** Marks the answer to a repeated call with the same `idempotency_key` (issue 5). */
-function replayed(o: ToolOutcome): ToolOutcome {
+/**
+ * Marks the answer to a repeated call with the same `idempotency_key` (issue 5). The text note is
+ * only for a key the client chose (`clientKey`); the adapter's own retry key is not news to it.
+ */
+function replayed(o: ToolOutcome, clientKey: boolean): ToolOutcome {
   const id = o.envelope.context.execution_task_id;
   return {
     ...o,
     envelope: { ...o.envelope, hints: { ...o.envelope.hints, idempotent_replay: true } },
-    text: `${id ? `Same idempotency_key as an earlier call: this is its task ${id}, not a new run.\n` : ''}${o.text}`,
+    text: `${id && clientKey ? `Same idempotency_key as an earlier call: this is its task ${id}, not a new run.\n` : ''}${o.text}`,
   };
 }
 
