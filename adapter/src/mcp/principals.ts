@@ -60,6 +60,25 @@ export function resolveToolSet(spec: ToolSetSpec, where: string, fallback: reado
   return [...fallback];
 }
 
+/**
+ * What an agent cannot do with a tool set that lacks `session` or `workspace` (DESIGN §6.4: every
+ * session tool takes a `remote_session_id` that only `session(open)` gives; `session(open)` names
+ * a workspace that only `workspace(list)` shows). Such a set is served as configured — an
+ * operator may mean it — with this warning naming the gap, or null when there is none.
+ * @param where names the setting (`--allow-tool`, `principal "ci" in …`).
+ */
+export function toolSetGap(tools: readonly string[], where: string): string | null {
+  const has = new Set(tools);
+  const needSession = tools.filter((t) => t !== 'session' && t !== 'workspace' && t !== 'runtime_read' && t !== 'desktop_list_devices');
+  if (!has.has('session') && needSession.length > 0) {
+    return `${where}: the tools ${needSession.slice(0, 4).join(', ')}${needSession.length > 4 ? ', …' : ''} need a remote_session_id, but "session" is not allowed, so no session can be opened; add "session" to the list`;
+  }
+  if (has.has('session') && !has.has('workspace')) {
+    return `${where}: "workspace" is not allowed, so the agent cannot list the workspaces session(open) can name; add "workspace" to the list (or tell the agent the workspace's name)`;
+  }
+  return null;
+}
+
 /** Hashes a token for constant-time comparison (equal-length digests). */
 export function tokenDigest(token: string): Buffer {
   return createHash('sha256').update(token, 'utf8').digest();

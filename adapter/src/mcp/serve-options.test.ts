@@ -41,6 +41,19 @@ describe('serve options', () => {
     assert.deepEqual(resolveServe({ stdio: true }, cfg({ tools: { allowed: ['workspace'] } }), layout).defaultTools, ['workspace']);
   });
 
+  it('serves a tool list without session or workspace, with a warning naming the gap', () => {
+    const noSession = resolveServe({ stdio: true, allowTool: ['read', 'execute'] }, cfg(), layout);
+    assert.deepEqual(noSession.defaultTools, ['execute', 'read']);
+    assert.ok(noSession.warnings.some((w) => /--allow-tool: .*need a remote_session_id, but "session" is not allowed/.test(w)), noSession.warnings.join('\n'));
+    const noWorkspace = resolveServe({ stdio: true, allowTool: ['session', 'read'] }, cfg(), layout);
+    assert.ok(noWorkspace.warnings.some((w) => /"workspace" is not allowed/.test(w)), noWorkspace.warnings.join('\n'));
+    for (const profile of ['full', 'coding', 'read-only', 'terminal', 'desktop'] as const) {
+      const r = resolveServe({ stdio: true, toolProfile: profile }, cfg(), layout);
+      assert.deepEqual(r.warnings.filter((w) => /is not allowed/.test(w)), [], `profile ${profile} is complete`);
+    }
+    assert.deepEqual(resolveServe({ stdio: true, allowTool: ['workspace'] }, cfg(), layout).warnings.filter((w) => /is not allowed/.test(w)), []);
+  });
+
   it('refuses non-loopback binds, open auth off loopback, and two token sources', () => {
     assert.throws(() => resolveServe({ bind: '0.0.0.0:0', auth: 'open' }, cfg(), layout), /refusing to listen on 0\.0\.0\.0/);
     assert.throws(() => resolveServe({ bind: '0.0.0.0:0', auth: 'open', allowNonLoopback: true }, cfg(), layout), /loopback testing only/);

@@ -7,7 +7,7 @@ import { PROFILES } from '@holdfast/shared/tools';
 import { PrincipalNames } from './constants.js';
 import type { ToolChoice } from '../oauth/settings.js';
 import type { HttpServeConfig, OAuthServeOptions } from './http.js';
-import { loadPrincipalsFile, makePrincipal, resolveToolSet, type Principal } from './principals.js';
+import { loadPrincipalsFile, makePrincipal, resolveToolSet, toolSetGap, type Principal } from './principals.js';
 import { ensureGeneratedTokenFile, readTokenFile } from './token-file.js';
 
 /**
@@ -125,6 +125,9 @@ export function resolveServe(flags: ServeFlags, config: HoldfastConfig, layout: 
         : config.tools.allowed.length > 0
           ? resolveToolSet({ allowed: config.tools.allowed }, 'config.yaml tools.allowed', [])
           : resolveToolSet({ profile: config.tools.profile }, 'config.yaml tools.profile', []);
+  const defaultsFrom = flags.allowTool !== undefined && flags.allowTool.length > 0 ? '--allow-tool' : flags.toolProfile !== undefined ? `--tool-profile ${flags.toolProfile}` : 'config.yaml tools';
+  const gap = toolSetGap(defaultTools, defaultsFrom);
+  if (gap !== null) warnings.push(gap);
   const affinity = flags.sessionAffinity ?? config.sessions.affinity;
   const requestTimeoutMs = flags.requestTimeoutMs ?? config.limits.request_timeout_ms;
   const owner = makePrincipal(PrincipalNames.OWNER, defaultTools, null);
@@ -185,6 +188,10 @@ export function resolveServe(flags: ServeFlags, config: HoldfastConfig, layout: 
     }
     if (principalConfig !== undefined) {
       auth = { mode: authMode, principals: loadPrincipalsFile(principalConfig, defaultTools, { allowWeak, env }), allowQueryToken };
+      for (const p of auth.principals) {
+        const g = p.allowedTools.join() === defaultTools.join() ? null : toolSetGap(p.allowedTools, `principal "${p.name}"`);
+        if (g !== null) warnings.push(g);
+      }
     } else {
       const path = tokenPath ?? layout.token;
       const generated = tokenPath === undefined ? ensureGeneratedTokenFile(path) : false;

@@ -54,8 +54,8 @@ describe('desktop tool catalogue (issues 15, 16)', () => {
     assert.ok(JSON.stringify(browser).length <= 450, `desktop_open_browser is ${JSON.stringify(browser).length} bytes`);
   });
 
-  it('has a desktop profile with exactly session and the desktop tools', () => {
-    assert.deepEqual([...PROFILES.desktop].sort(), ['session', ...DESKTOP_TOOLS.map((t) => t.name)].sort());
+  it('has a desktop profile with exactly workspace, session and the desktop tools', () => {
+    assert.deepEqual([...PROFILES.desktop].sort(), ['workspace', 'session', ...DESKTOP_TOOLS.map((t) => t.name)].sort());
     for (const t of tools) assert.ok(PROFILES.full.includes(t.name), `${t.name} is in full`);
   });
 });

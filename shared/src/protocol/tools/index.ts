@@ -105,8 +105,8 @@ export const PROFILES: Readonly<Record<ToolProfileName, readonly string[]>> = {
   terminal: ['workspace', 'session', 'execute', 'observe'],
   coding: ['workspace', 'session', 'read', 'observe', 'runtime_read', 'environment_read', 'edit', 'execute', 'move_out', 'progress'],
   full: RESERVED_TOOL_NAMES,
-  // Issue 15: the desktop tools and `session` only.
-  desktop: ['session', ...DESKTOP_TOOLS.map((t) => t.name)],
+  // Issue 15: the desktop tools, `session`, and `workspace` (session(open) names a workspace).
+  desktop: ['workspace', 'session', ...DESKTOP_TOOLS.map((t) => t.name)],
 };
 
 /** Looks up a served tool by name. */
