@@ -28,7 +28,7 @@ export const operationBatchTool = {
   name: 'operation_batch',
   title: 'Batch tool calls',
   description:
-    'Up to 32 tool calls as one operation. A step runs once its depends_on succeeded; a failure skips dependents. ' +
+    'Up to 32 tool calls (arguments: object or JSON) as one operation. A step runs once its depends_on succeeded, else skipped. ' +
     'async (or sync past yield_time_ms) gives operation_id for operation_manage. Same run_id+operation_id never reruns.',
   input: z.object({
     remote_session_id: z.string(),
