@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import { setTimeout as pace } from 'node:timers/promises';
 import type { Client } from '@modelcontextprotocol/client';
 import { CLI_MAIN, pollUntil, TestHome } from './_harness/home.js';
@@ -38,6 +38,13 @@ describe('awaiting_input without anyone waiting (the guardian watches the prompt
     await client?.close().catch(() => undefined);
     await adapter?.kill9();
     await h.cleanup();
+  });
+
+  // A test that failed half-way leaves its command at the prompt: stop it so the next one can run.
+  afterEach(async () => {
+    const view = await callTool(client, 'observe', { view: 'session', remote_session_id: rs });
+    const fg = view.env.data?.foreground as { execution_task_id: string } | null | undefined;
+    if (fg) await callTool(client, 'execute', { remote_session_id: rs, action: 'stop', execution_task_id: fg.execution_task_id });
   });
 
   const execute = (args: Record<string, unknown>) => callTool(client, 'execute', { remote_session_id: rs, ...args });
@@ -104,6 +111,14 @@ describe('awaiting_input without anyone waiting (the guardian watches the prompt
     assert.equal(done.env.data!.exit_code, 0, done.text);
     assert.equal(done.env.data!.awaiting_input, false);
     assert.match(String(done.env.data!.output), /hello Ada$/);
+  });
+
+  it("the prompt's screen drops the spaces a program wrote to pad its rows (they filled the 4 KiB cap)", async () => {
+    const r = await execute({ command: `python3 -c 'import sys; sys.stdout.write("top" + " " * 150 + "\\n"); input("x? ")'`, yield_time_ms: 30_000 });
+    assert.equal(r.env.data!.awaiting_input, true, r.text);
+    assert.equal(r.env.data!.screen, 'top\nx? ');
+    const done = await execute({ action: 'stdin', execution_task_id: r.env.data!.execution_task_id, text: 'ok', keys: ['Enter'], yield_time_ms: 30_000 });
+    assert.equal(done.env.data!.exit_code, 0, done.text);
   });
 
   it('a busy quiet command (sleep) is never reported as awaiting input', async () => {
