@@ -4,7 +4,8 @@ import type { CommandRecord, ExecParams, ExecResult, InputParams, SegmentLog } f
 import { HoldfastError, KEY_SEQUENCES } from '@holdfast/shared/protocol';
 import type { Clock } from './clock.js';
 import { commandLine, typedLineFromEcho } from './command-line.js';
-import { CommandLimits, ShellTimings } from './constants.js';
+import { CommandLimits, InputWatchTimings, ShellTimings } from './constants.js';
+import { InputWatch } from './input-watch.js';
 import { looksLikePrompt, probeForeground, shellPromptEvidence } from './input-probe.js';
 import { log } from './log.js';
 import { killEscalate } from './process-killer.js';
@@ -35,6 +36,11 @@ import type { TerminalSanity } from './terminal-sanity.js';
  * of the call) and the foreground reads the terminal — or waits in poll/select with a prompt-like
  * cursor line or a full-screen program on the alternate screen.
  *
+ * Nobody needs to wait for that to be known: the runner watches a quiet foreground command itself
+ * (input-watch.ts: first check after {@link InputWatchTimings.FIRST_CHECK_QUIET_MS} of quiet, then
+ * backing off), sets `awaitingInput` on its record with the same detection, and reports every
+ * change through `onAwaiting` (the `g.awaiting` event). Input or new output clears it.
+ *
  * `exec` takes the foreground at once and types the command as soon as the shell is at its
  * prompt (issue 9, item 5): `waitMs` counts from the call's start, also on a new session whose
  * shell is still loading the user's files — the answer may be the record still `queued` (not
@@ -49,6 +55,11 @@ export interface CommandRunnerDeps {
   clock: Clock;
   /** Called once for every command that finished (for the `g.done` event). */
   onDone: (rec: CommandRecord) => void;
+  /**
+   * Called when the foreground command's `awaitingInput` changes (set by a wait or the guardian's
+   * own watch, cleared by input or new output), with a copy of its record (for `g.awaiting`).
+   */
+  onAwaiting?: (rec: CommandRecord) => void;
   /** Folder for long commands typed as `eval "$(<file)"` (created 0700 on demand); also holds secret pipes. */
   spillDir: string;
   /**
@@ -123,14 +134,23 @@ export class CommandRunner {
   private lastInputAt = 0;
   private readonly listeners = new Set<() => void>();
   private closed = false;
+  private readonly watch: InputWatch;
 
   constructor(private readonly d: CommandRunnerDeps) {
+    this.watch = new InputWatch({
+      lastActivityAt: () => Math.max(this.d.clock.lastPtyActivityAt, this.lastInputAt),
+      check: () => this.watchCheck(),
+      firstMs: InputWatchTimings.FIRST_CHECK_QUIET_MS,
+      maxMs: InputWatchTimings.MAX_CHECK_INTERVAL_MS,
+    });
     d.host.on('marker', (m) => this.onMarker(m));
     d.host.on('ready', () => this.notify());
     d.host.on('exit', (e) => this.onShellGone(e.expected ? null : e.exitCode));
     d.host.on('output', () => {
       const fg = this.fg;
-      if (fg?.rec.awaitingInput && this.d.clock.lastPtyActivityAt > this.lastInputAt) delete fg.rec.awaitingInput;
+      if (!fg) return;
+      if (fg.rec.awaitingInput && this.d.clock.lastPtyActivityAt > this.lastInputAt) this.clearAwaiting(fg);
+      this.watch.poke();
     });
   }
 
@@ -243,6 +263,7 @@ export class CommandRunner {
     delete fg.rec.queued;
     this.d.host.typeLine(prefix, line, display);
     void fg.handoff?.feed();
+    this.watch.start();
     this.notify();
     return 'typed';
   }
@@ -265,7 +286,10 @@ export class CommandRunner {
       this.typedAhead = true;
       this.d.sanity.request(); // a program is being used interactively
     }
-    if (this.fg) delete this.fg.rec.awaitingInput;
+    if (this.fg) {
+      this.clearAwaiting(this.fg);
+      this.watch.poke();
+    }
     this.d.host.write(data);
   }
 
@@ -326,6 +350,7 @@ export class CommandRunner {
   /** No more commands (guardian ending): pending waits return. */
   close(): void {
     this.closed = true;
+    this.watch.stop();
     this.notify();
   }
 
@@ -363,6 +388,7 @@ export class CommandRunner {
             outputStart: m.offset,
           };
           this.fg = { rec, typed: true, started: true, spillFiles: [] };
+          this.watch.start();
           this.d.sanity.request(); // a person at the terminal: anything goes
         }
         break;
@@ -421,6 +447,7 @@ export class CommandRunner {
   private finish(fg: Foreground, exitCode: number | null, outputEnd: number, notStarted?: CommandRecord['notStarted']): void {
     if (this.fg !== fg) return;
     this.fg = null;
+    this.watch.stop();
     const rec = fg.rec;
     rec.state = 'exited';
     rec.endedAt = Date.now();
@@ -486,8 +513,7 @@ export class CommandRunner {
       if (now >= nextProbeAt) {
         if (await this.awaitingInput()) {
           if (this.fg === fg && Math.max(this.d.clock.lastPtyActivityAt, this.lastInputAt) <= quietSince) {
-            fg.rec.awaitingInput = true;
-            this.d.sanity.request(); // an interactive program: it may change the terminal modes
+            this.markAwaiting(fg);
             return copy(fg.rec);
           }
         }
@@ -496,6 +522,38 @@ export class CommandRunner {
       }
       await this.nextChange(Math.min(deadline, nextProbeAt), ctx);
     }
+  }
+
+  /**
+   * The guardian's own check (scheduled by {@link InputWatch}): the same detection as a wait, for
+   * the typed foreground command, counted only when nothing happened on the PTY meanwhile.
+   * Resolves true when the command waits for input (already marked, or marked now).
+   */
+  private async watchCheck(): Promise<boolean> {
+    const fg = this.fg;
+    if (!fg || !fg.typed || this.closed) return false;
+    if (fg.rec.awaitingInput) return true;
+    const quietSince = Math.max(this.d.clock.lastPtyActivityAt, this.lastInputAt);
+    if (!(await this.awaitingInput())) return false;
+    if (this.fg !== fg || Math.max(this.d.clock.lastPtyActivityAt, this.lastInputAt) > quietSince) return false;
+    this.markAwaiting(fg);
+    return true;
+  }
+
+  /** Marks the foreground command as waiting for input and tells whoever listens. */
+  private markAwaiting(fg: Foreground): void {
+    this.d.sanity.request(); // an interactive program: it may change the terminal modes
+    if (fg.rec.awaitingInput) return;
+    fg.rec.awaitingInput = true;
+    this.d.onAwaiting?.(copy(fg.rec));
+    this.notify();
+  }
+
+  /** Input arrived or output resumed: the foreground command no longer counts as waiting. */
+  private clearAwaiting(fg: Foreground): void {
+    if (!fg.rec.awaitingInput) return;
+    delete fg.rec.awaitingInput;
+    this.d.onAwaiting?.(copy(fg.rec));
   }
 
   /**

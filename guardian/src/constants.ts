@@ -40,6 +40,17 @@ export const CommandLimits = {
   TYPED_COMMAND_MAX_CHARS: 1000,
 } as const;
 
+/**
+ * The guardian's own watch of a quiet foreground command (input-watch.ts): is it waiting at a
+ * prompt? Published so `status`/`observe` report it without anyone waiting on the command.
+ */
+export const InputWatchTimings = {
+  /** First check after the PTY has been quiet (no output, no input) this long, ms. */
+  FIRST_CHECK_QUIET_MS: 1500,
+  /** Checks while it stays quiet back off (doubling) up to this interval, ms. */
+  MAX_CHECK_INTERVAL_MS: 5000,
+} as const;
+
 /** Background tasks (DESIGN §5). */
 export const TaskLimits = {
   /** One segment of a task stream log, bytes (× TASK_LOG_SEGMENTS retained = 32 MiB). */

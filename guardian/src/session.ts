@@ -120,6 +120,7 @@ export class Session {
       screen: this.screen,
       clock: this.clock,
       onDone: (rec) => this.server.broadcast(GEvents.done, rec),
+      onAwaiting: (rec) => this.server.broadcast(GEvents.awaiting, rec),
       spillDir: join(spec.sessionDir, 'shell', 'cmd'),
       secretValues: (names) => this.secrets.buffers(names),
       sanity: new TerminalSanity(files.dir),

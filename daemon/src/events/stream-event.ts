@@ -44,7 +44,8 @@ export async function streamEvent(row: EventRow, opts: EventDetailOptions, store
     status: row.status,
     data,
   };
-  if (row.tool === 'execute' && typeof data.execution_task_id === 'string' && row.session_id) {
+  // A call of execute, or a command found waiting at a prompt: the tail of its output (the prompt).
+  if ((row.tool === 'execute' || row.kind === 'session.awaiting_input') && typeof data.execution_task_id === 'string' && row.session_id) {
     const task = stores.tasks.get(data.execution_task_id);
     if (task && task.session_id === row.session_id) {
       const output = await taskOutput(task, diskSource(stores.layout, task.session_id), opts.detail ? WorkLimits.OBSERVE_OUTPUT_LINES_DETAIL : WorkLimits.OBSERVE_OUTPUT_LINES).catch(() => null);

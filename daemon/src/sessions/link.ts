@@ -36,11 +36,16 @@ import {
 import { assertOwnSocket } from '@holdfast/shared/run-dir';
 import { dialPeer, type RpcPeer } from '@holdfast/shared/wire';
 
+/** `g.input` calls sent to each guardian by this daemon (survives reconnects), by guardian id. */
+const inputsSent = new Map<string, number>();
+
 /** Extra time granted on top of a guardian-side wait before the link gives up, ms. */
 const WAIT_SLACK_MS = 5000;
 
 export interface LinkEvents {
   onDone?: (rec: CommandRecord | TaskRecord) => void;
+  /** The foreground command's `awaitingInput` changed (`g.awaiting`). */
+  onAwaiting?: (rec: CommandRecord) => void;
   onExit?: (rec: ExitRecord) => void;
   onClose?: () => void;
 }
@@ -80,6 +85,7 @@ export class GuardianLink {
     peer.on('event', (ev, d) => {
       if (ev === GEvents.done) events.onDone?.(d as CommandRecord | TaskRecord);
       else if (ev === GEvents.exit) events.onExit?.(d as ExitRecord);
+      else if (ev === GEvents.awaiting) events.onAwaiting?.(d as CommandRecord);
       else if (ev === GEvents.mcpProgress) {
         const { progressId, ...p } = d as McpProgressEvent;
         link.progress.get(progressId)?.(p);
@@ -132,7 +138,18 @@ export class GuardianLink {
 
   /** `g.input`; with `forId`, refused (`ok: false`) unless that command is the running foreground. */
   input(p: InputParams): Promise<InputResult> {
+    inputsSent.set(this.gid, (inputsSent.get(this.gid) ?? 0) + 1);
     return this.call(G.input, p, 5000);
+  }
+
+  /** How many `g.input` calls this daemon sent to this guardian, over all its links. */
+  get inputCount(): number {
+    return inputsSent.get(this.gid) ?? 0;
+  }
+
+  /** Forgets the input count of a guardian that ended. */
+  static forget(gid: string): void {
+    inputsSent.delete(gid);
   }
 
   read(p: ReadParams): Promise<ReadResult> {

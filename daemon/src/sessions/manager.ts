@@ -82,6 +82,8 @@ export class SessionManager {
   );
   /** `<session>:<shell generation>` whose skipped rc files are already in the event log. */
   private readonly rcNoted = new Set<string>();
+  /** Per session, the command whose wait at a prompt is in the event log, with the link's input count then. */
+  private readonly awaitingNoted = new Map<string, { task: string; inputs: number }>();
   /** Plans the sandbox of new sessions (issue 17); `holdfast doctor` asks it for probes. */
   readonly sandbox: SandboxPlanner;
 
@@ -320,6 +322,11 @@ export class SessionManager {
         if (rec.kind === 'command' && rec.cwd) this.cwds.set(id, rec.cwd);
         for (const fn of this.doneListeners) fn(id, rec);
       },
+      onAwaiting: (rec: CommandRecord) => {
+        const e = this.entries.get(id);
+        if (e) e.statusAt = 0; // the foreground changed: refresh on next view
+        if (rec.awaitingInput === true && rec.state === 'running') this.noteAwaiting(id, rec);
+      },
       onClose: () => {
         const e = this.entries.get(id);
         if (e) e.link = null;
@@ -394,6 +401,24 @@ export class SessionManager {
     return st;
   }
 
+  /**
+   * Writes a `session.awaiting_input` event (data: execution task id and command; `holdfast
+   * observe` shows the command's output tail from its log) when the foreground command starts
+   * waiting at a prompt — once per prompt: again for the same command only after input was sent
+   * through this daemon, so a program that prints while it waits does not fill the log.
+   */
+  private noteAwaiting(id: string, rec: CommandRecord): void {
+    const inputs = this.entries.get(id)?.link?.inputCount ?? 0;
+    const noted = this.awaitingNoted.get(id);
+    if (noted && noted.task === rec.id && noted.inputs === inputs) return;
+    this.awaitingNoted.set(id, { task: rec.id, inputs });
+    try {
+      this.events.append({ session_id: id, workspace: this.sessions.get(id)?.workspace ?? null, kind: 'session.awaiting_input', data: { execution_task_id: rec.id, command: rec.command } });
+    } catch (err) {
+      if (!this.onWriteError(err)) this.log.warn(`cannot record that ${rec.id} awaits input: ${(err as Error).message}`);
+    }
+  }
+
   /** Writes a `session.rc_skipped` event once per shell generation whose rc files were skipped (doctor reads them). */
   private noteRcSkipped(id: string, st: GuardianStatus): void {
     const skipped = st.shell.rcSkipped;
@@ -442,6 +467,8 @@ export class SessionManager {
     e?.link?.close();
     this.entries.delete(id);
     this.cwds.delete(id);
+    this.awaitingNoted.delete(id);
+    GuardianLink.forget(id);
     this.toolUse.delete(id);
     for (const k of this.toolUseChecked.keys()) if (k.startsWith(`${id}\0`)) this.toolUseChecked.delete(k);
     for (const k of this.rcNoted) if (k.startsWith(`${id}:`)) this.rcNoted.delete(k);

@@ -46,6 +46,12 @@ export const GEvents = {
   done: 'g.done',
   /** The shell ended and the guardian is about to exit: `ExitRecord`. */
   exit: 'g.exit',
+  /**
+   * The foreground command's `awaitingInput` changed — set when it sits at a prompt (found by a
+   * wait or by the guardian's own watch of a quiet command), cleared by input or new output:
+   * `CommandRecord`. Older daemons ignore it (an unknown event).
+   */
+  awaiting: 'g.awaiting',
   /** Upstream progress of a `g.mcp.call_tool` that carried a `progressId`: `McpProgressEvent` (issue 13). */
   mcpProgress: 'g.mcp.progress',
 } as const;

@@ -22,6 +22,7 @@ describe('observe text layout (issue 11)', () => {
     assert.deepEqual(verbOf(ev({ tool: 'plan', data: { action: 'advance', target: 'Fix' } })), { verb: 'Plan', target: 'advance: Fix' });
     assert.deepEqual(verbOf(ev({ tool: 'progress', data: { progress_status: 'milestone', target: 'half' } })), { verb: 'Progress', target: 'milestone: half' });
     assert.deepEqual(verbOf(ev({ kind: 'session.closed', tool: null, status: null, data: { reason: 'ttl' } })), { verb: 'Session', target: 'closed rs_x (ttl)' });
+    assert.deepEqual(verbOf(ev({ kind: 'session.awaiting_input', tool: null, status: null, data: { execution_task_id: 'et_1', command: "read -p 'go? ' x" } })), { verb: 'Waiting for input', target: "read -p 'go? ' x" });
     assert.equal(formatDuration(1530), '1.5 s');
   });
 

@@ -34,6 +34,7 @@ export function verbOf(ev: StreamEvent): { verb: string; target: string } {
   const d = ev.data;
   const action = str(d.action);
   const target = oneLine(str(d.target) ?? '');
+  if (ev.kind === 'session.awaiting_input') return { verb: 'Waiting for input', target: oneLine(str(d.command) ?? '') };
   if (ev.kind !== 'tool.call') {
     const [scope, what] = ev.kind.split('.', 2) as [string, string | undefined];
     const subject = scope === 'session' ? (ev.remote_session_id ?? '') : scope === 'workspace' ? (ev.workspace ?? '') : '';

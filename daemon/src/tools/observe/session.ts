@@ -1,3 +1,4 @@
+import { commandScreen } from '../../execution/command-screen.js';
 import { taskSummary } from '../../execution/task-lookup.js';
 import type { ToolContext } from '../context.js';
 import { sandboxPhrase } from '../session.js';
@@ -11,7 +12,8 @@ const TASKS_LISTED = 20;
 /**
  * `observe(view="session")` (issue 5): the session's state, sandbox (issue 17), shell pid, current directory, busy
  * flag, activity clock (created, last PTY output, last instruction, ever executed), the command in
- * the terminal, and its recent execution tasks.
+ * the terminal (with `awaiting_input` as the guardian's own watch sees it, and then the prompt's
+ * screen tail, docs/execution-tasks.md), and its recent execution tasks.
  */
 export async function sessionView(args: ObserveArgs, ctx: ToolContext): Promise<ToolOutcome> {
   const { sessions, execution } = ctx.services;
@@ -20,6 +22,8 @@ export async function sessionView(args: ObserveArgs, ctx: ToolContext): Promise<
   const st = view.state === 'running' ? await sessions.status(row.id, 1000).catch(() => null) : null;
   const tasks = execution.tasks.listForSession(row.id, TASKS_LISTED).map(taskSummary);
   const fg = st?.foreground ?? null;
+  const awaiting = fg?.awaitingInput === true;
+  const screen = fg && awaiting ? await commandScreen(await sessions.ensureLink(row.id), fg).catch(() => null) : null;
   const data = {
     session: view,
     cwd: st?.cwd ?? null,
@@ -36,11 +40,11 @@ export async function sessionView(args: ObserveArgs, ctx: ToolContext): Promise<
     clock: st
       ? { created_at: st.clock.createdAt, last_pty_activity_at: st.clock.lastPtyActivityAt, last_instruction_at: st.clock.lastInstructionAt, ever_executed: st.clock.everExecuted, busy: st.clock.busy }
       : null,
-    foreground: fg ? { execution_task_id: fg.id, command: fg.command, started_at: fg.startedAt, awaiting_input: fg.awaitingInput === true } : null,
+    foreground: fg ? { execution_task_id: fg.id, command: fg.command, started_at: fg.startedAt, awaiting_input: awaiting, ...(screen !== null ? { screen } : {}) } : null,
     tasks,
   };
   const running = tasks.filter((t) => t.state === 'running').length;
-  const text = `Session ${row.id} is ${view.state}${st ? ` (shell pid ${st.shell.pid}, cwd ${st.cwd ?? '?'}${st.clock.busy ? ', busy' : ''}${sandboxPhrase(view)})` : ''}; ${tasks.length} recent tasks, ${running} running.${fg ? `\nIn the terminal: ${fg.command}` : ''}`;
+  const text = `Session ${row.id} is ${view.state}${st ? ` (shell pid ${st.shell.pid}, cwd ${st.cwd ?? '?'}${st.clock.busy ? ', busy' : ''}${sandboxPhrase(view)})` : ''}; ${tasks.length} recent tasks, ${running} running.${fg ? `\nIn the terminal: ${fg.command}${awaiting ? ' (waiting for input)' : ''}` : ''}${screen ? `\nIts screen:\n${screen}` : ''}`;
   const actions = fg ? [action('execute', { action: 'attach', remote_session_id: row.id, execution_task_id: fg.id }, 'wait for the command in the terminal')] : [];
   return outcome('observe.session', 'succeeded', data, text, { context: { remote_session_id: row.id }, actions });
 }
