@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { SandboxSpec } from '@holdfast/shared/protocol';
-import { bwrapArgs, findProgram, landlockArgs, sandboxLaunch } from './sandbox-launch.js';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { bwrapArgs, findProgram, landlockArgs, programFiles, sandboxLaunch, withVisibleFiles } from './sandbox-launch.js';
 
 const spec: SandboxSpec = {
   mode: 'bwrap',
@@ -52,5 +55,25 @@ describe('sandbox argv (issue 17)', () => {
     assert.equal(findProgram('sh', '/nonexistent:/bin:/usr/bin', '/'), '/bin/sh');
     assert.equal(findProgram('no-such-program-hf', '/bin:/usr/bin', '/'), null);
     assert.equal(findProgram('/bin/sh', undefined, '/'), '/bin/sh');
+  });
+
+  it('keeps an upstream server’s program, its #! interpreter through PATH and its script visible where bwrap hides them', () => {
+    const d = mkdtempSync(join(tmpdir(), 'hf-progfiles-'));
+    try {
+      mkdirSync(join(d, 'bin'));
+      writeFileSync(join(d, 'real-node'), '', { mode: 0o755 });
+      symlinkSync(join(d, 'real-node'), join(d, 'bin', 'node'));
+      writeFileSync(join(d, 'server'), '#!/usr/bin/env -S node --no-warnings\n', { mode: 0o755 });
+      writeFileSync(join(d, 'main.js'), '');
+      const path = `${join(d, 'bin')}:/usr/bin:/bin`;
+      const files = programFiles('node', [join(d, 'main.js'), '--flag'], path, '/');
+      assert.deepEqual(files, [join(d, 'bin', 'node'), join(d, 'real-node'), join(d, 'main.js')]);
+      assert.deepEqual(programFiles(join(d, 'server'), [], path, '/'), [join(d, 'server'), join(d, 'bin', 'node'), join(d, 'real-node')]);
+      const s = withVisibleFiles({ ...spec, writable: [...spec.writable, join(d, 'bin')] }, [...files, '/usr/bin/env', '/home/u/.holdfast/x.js']);
+      assert.deepEqual(s.visible.slice(1), [join(d, 'real-node'), join(d, 'main.js'), '/home/u/.holdfast/x.js'], 'under /tmp or a hidden folder, not under a writable one');
+      assert.equal(withVisibleFiles({ ...spec, mode: 'landlock' }, files).visible.length, 1, 'Landlock hides nothing');
+    } finally {
+      rmSync(d, { recursive: true, force: true });
+    }
   });
 });

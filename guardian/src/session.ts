@@ -138,7 +138,7 @@ export class Session {
       secretEnv: (names) => this.secrets.values(names),
       ...(wrap ? { wrap } : {}),
     });
-    this.upstream = new UpstreamHost({ sessionDir: spec.sessionDir, baseEnv, cwd: spec.cwd });
+    this.upstream = new UpstreamHost({ sessionDir: spec.sessionDir, baseEnv, cwd: spec.cwd, ...(sandbox ? { sandbox } : {}) });
     this.reader = new OutputReader({ sessionDir: spec.sessionDir, source: (src) => this.source(src) });
     const displayEnv = new DisplayEnv(files.envFile, baseEnv, () => this.commands.refreshPrompt());
     this.desktop = new DesktopHost({ sessionDir: spec.sessionDir, env: { ...baseEnv }, onDisplayEnv: (env) => displayEnv.apply(env) });
