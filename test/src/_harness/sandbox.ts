@@ -91,7 +91,8 @@ export function sandboxScenarios(mode: 'bwrap' | 'landlock'): void {
         security: { sandbox: { mode, network: 'off' }, commands: { confirm: [] } },
         mcp_servers: { probe: { command: 'node', args: ['${HF_PROBE_SERVER}'] } },
       },
-      { userHomeParent: '/var/tmp' },
+      // holdfast's home outside /tmp too, as ~/.holdfast is: Landlock leaves all of /tmp writable.
+      { homeParent: '/var/tmp', userHomeParent: '/var/tmp' },
     );
     let node: ReturnType<typeof tempNode>;
     let call: ReturnType<typeof toolCaller>;
@@ -225,6 +226,22 @@ export function sandboxScenarios(mode: 'bwrap' | 'landlock'): void {
       assert.equal(got.sandbox, mode);
       // bwrap binds the symlink's target at its path, so /proc/self/exe may name either one.
       assert.ok([join(node.dir, 'lib', 'node'), join(node.dir, 'bin', 'node')].includes(got.node!), `the node first on PATH (under the temp dir, a symlink) runs it: ${got.node}`);
+    });
+
+    it("the session's own shell files (display.sh, rc files, spilled commands) are read-only inside the sandbox", async () => {
+      const dir = join(h.layout.sessionsDir, rs, 'shell');
+      const tamper = await sh(`for f in ${dir}/*; do [ -f "$f" ] && { echo 'touch ${h.workspace}/tampered' >> "$f" && echo "wrote $f"; }; done; echo x > ${dir}/display.sh && echo wrote-display; true`);
+      assert.doesNotMatch(tamper.out, /wrote/, tamper.text);
+      // A command too long to type is read from a spilled file: it cannot rewrite that file either.
+      const spilled = await sh(`: ${'y'.repeat(5000)}; for f in ${dir}/cmd/*.sh; do echo 'touch ${h.workspace}/tampered' >> "$f" 2>/dev/null && echo wrote-spill; done; echo "spilled $(ls ${dir}/cmd | wc -l)"`);
+      assert.match(spilled.out, /(Read-only file system|Permission denied)[^]*spilled [1-9]\d*$/, spilled.text);
+      assert.doesNotMatch(spilled.out, /wrote-spill/, spilled.text);
+      // display.sh is data: a line of code in it is never run, DISPLAY is taken as a plain value.
+      writeFileSync(join(dir, 'display.sh'), `generation 9999\nset DISPLAY :77\ntouch ${h.workspace}/tampered\n$(touch ${h.workspace}/tampered)\n`);
+      await sh('true'); // the prompt after it reads the file
+      const display = await sh('echo "display=$DISPLAY"');
+      assert.equal(display.out, 'display=:77', display.text);
+      assert.ok(!existsSync(join(h.workspace, 'tampered')), 'nothing written into the shell files ran');
     });
 
     it('`holdfast kill` leaves no process of the session', async () => {
