@@ -76,4 +76,16 @@ describe('sandbox argv (issue 17)', () => {
       rmSync(d, { recursive: true, force: true });
     }
   });
+
+  it('with a seccomp filter: bwrap reads it from fd 9 that a /bin/sh in front opens; the Landlock helper gets the file', () => {
+    const l = sandboxLaunch({ ...spec, seccomp: '/s/f.bpf' }, '/w', 'bash', ['-i']);
+    assert.equal(l.file, '/bin/sh');
+    assert.deepEqual(l.args.slice(2, 5), ['holdfast-seccomp', '/s/f.bpf', '/usr/bin/bwrap']);
+    const at = l.args.indexOf('--seccomp');
+    assert.equal(l.args[at + 1], '9');
+    assert.match(l.args[1]!, /^exec 9<"\$1" \|\| exit 125; shift; exec "\$@"$/);
+    assert.deepEqual(l.args.slice(-3), ['--', 'bash', '-i']);
+    const ll = landlockArgs({ ...spec, mode: 'landlock', seccomp: '/s/f.bpf' });
+    assert.deepEqual(ll.slice(-3), ['--seccomp', '/s/f.bpf', '--']);
+  });
 });

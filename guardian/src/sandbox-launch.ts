@@ -37,6 +37,7 @@ const depth = (p: string): number => p.split('/').filter(Boolean).length;
 export function bwrapArgs(s: SandboxSpec, cwd: string): string[] {
   const a = ['--die-with-parent', '--unshare-pid'];
   if (s.network === 'off') a.push('--unshare-net');
+  if (s.seccomp) a.push('--seccomp', String(SECCOMP_FD));
   // --tmpfs /tmp first: binds below /tmp are created inside the fresh tmpfs.
   a.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
   const mounts: { path: string; args: string[] }[] = [
@@ -57,14 +58,25 @@ export function landlockArgs(s: SandboxSpec): string[] {
   const a: string[] = [];
   for (const w of [...s.writable, ...LANDLOCK_TEMP_PATHS, ...LANDLOCK_DEVICE_PATHS]) a.push('--rw', w);
   if (s.network === 'off') a.push('--net-off');
+  if (s.seccomp) a.push('--seccomp', s.seccomp);
   a.push('--');
   return a;
 }
 
-/** `file args` as run inside `s` (unchanged without a sandbox). */
+/** The descriptor bwrap reads the seccomp filter from (opened by a `sh` in front of it). */
+export const SECCOMP_FD = 9;
+
+/**
+ * `file args` as run inside `s` (unchanged without a sandbox). With `s.seccomp` under bwrap, a
+ * `/bin/sh` opens the filter file as fd {@link SECCOMP_FD} and execs bwrap (same pid; node-pty
+ * cannot hand a child extra descriptors); exit 125 when the file cannot be opened.
+ */
 export function sandboxLaunch(s: SandboxSpec | undefined, cwd: string, file: string, args: readonly string[]): Launch {
   if (!s) return { file, args: [...args] };
   const opts = s.mode === 'bwrap' ? bwrapArgs(s, cwd) : landlockArgs(s);
+  if (s.mode === 'bwrap' && s.seccomp) {
+    return { file: '/bin/sh', args: ['-c', `exec ${SECCOMP_FD}<"$1" || exit 125; shift; exec "$@"`, 'holdfast-seccomp', s.seccomp, s.program, ...opts, file, ...args] };
+  }
   return { file: s.program, args: [...opts, file, ...args] };
 }
 

@@ -244,6 +244,15 @@ export function sandboxScenarios(mode: 'bwrap' | 'landlock'): void {
       assert.ok(!existsSync(join(h.workspace, 'tampered')), 'nothing written into the shell files ran');
     });
 
+    it('no process inside can push input into the terminal with TIOCSTI', async () => {
+      // TIOCSTI would queue a line the shell runs after the prompt, never judged by the policy.
+      const push = await sh(`python3 -c "import fcntl, termios; fcntl.ioctl(0, termios.TIOCSTI, b'#')"; echo "rc=$?"`);
+      assert.match(push.out, /Operation not permitted/, push.text);
+      assert.match(push.out, /rc=1$/, push.text);
+      const other = await sh(`python3 -c "import fcntl, termios, struct; print(struct.unpack('hhhh', fcntl.ioctl(0, termios.TIOCGWINSZ, bytes(8)))[0] > 0)"`);
+      assert.equal(other.out, 'True', 'other terminal ioctls still work');
+    });
+
     it('`holdfast kill` leaves no process of the session', async () => {
       await run({ command: 'sleep 1000', background: true });
       const marker = `HOLDFAST_SESSION=${rs}`;
