@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { buildString } from '@holdfast/shared/build';
+import { tiocstiFilterSupported } from '@holdfast/shared/seccomp';
 import type { UpstreamState } from '@holdfast/shared/protocol';
 import { workspaceExtensions } from './extensions/inventory.js';
 import type { ToolServices } from './tools/context.js';
@@ -120,8 +121,10 @@ export async function runDoctor(
     add('node-pty', false, `node-pty does not load: ${(err as Error).message.split('\n')[0]}`);
   }
 
+  let sandboxMode = 'off';
   if (sandbox) {
     const r = await sandbox.report();
+    sandboxMode = r.mode;
     const usable = r.mode === 'off' || (r.mode === 'auto' ? r.auto !== 'none' : r[r.mode].ok);
     const effective = r.mode === 'auto' ? (r.auto === 'none' ? 'none (sessions that require it are refused)' : r.auto) : r.mode;
     add(
@@ -131,6 +134,7 @@ export async function runDoctor(
       { mode: r.mode, effective: r.mode === 'auto' ? r.auto : r.mode, network: r.network, bwrap: r.bwrap, landlock: r.landlock, auto: r.auto, principals: r.principals },
     );
   }
+  checks.push(tiocstiCheck(sandboxMode));
   if (services) for (const c of await extensionChecks(services, live)) checks.push(c);
   // Desktop (issue 15): informational — only sessions that use a desktop need these.
   const onPath = (bin: string): boolean => (process.env.PATH ?? '').split(':').some((d) => d !== '' && existsSync(join(d, bin)));
@@ -146,6 +150,33 @@ export async function runDoctor(
     add('systemd', true, 'systemctl --user not available (not running under systemd)');
   }
   return checks;
+}
+
+/** Where Linux ≥ 6.2 says whether TIOCSTI works for unprivileged processes (`1`: yes). */
+export const LEGACY_TIOCSTI_SYSCTL = '/proc/sys/dev/tty/legacy_tiocsti';
+
+/**
+ * `tiocsti` (issue 17, docs/sandbox.md "TIOCSTI"): whether a process of a session can push input
+ * into its terminal with `ioctl(TIOCSTI)`, which the shell would run after the prompt, unjudged.
+ * Blocked everywhere when the kernel's `dev.tty.legacy_tiocsti` is 0; otherwise only inside a
+ * sandbox, by the seccomp filter (where holdfast has one for this architecture). A warning, not
+ * a failure, when sessions may run unsandboxed (`mode` is the configured sandbox mode).
+ */
+export function tiocstiCheck(mode: string, sysctlFile: string = LEGACY_TIOCSTI_SYSCTL): DoctorCheck {
+  let sysctl: string | null;
+  try {
+    sysctl = readFileSync(sysctlFile, 'utf8').trim();
+  } catch {
+    sysctl = null; // before Linux 6.2: TIOCSTI always works
+  }
+  const filter = tiocstiFilterSupported();
+  const data = { legacy_tiocsti: sysctl, seccomp_filter: filter, sandbox_mode: mode };
+  if (sysctl === '0') return { name: 'tiocsti', ok: true, detail: 'TIOCSTI is blocked by the kernel (dev.tty.legacy_tiocsti=0): no session process can push input into its terminal', data };
+  const kernel = sysctl === null ? 'this kernel has no dev.tty.legacy_tiocsti switch (before 6.2): TIOCSTI works' : 'TIOCSTI is allowed by the kernel (dev.tty.legacy_tiocsti=1)';
+  if (!filter) return { name: 'tiocsti', ok: true, warn: true, detail: `${kernel}, and holdfast has no seccomp filter for ${process.arch}: a session process can push input into its terminal; set sysctl dev.tty.legacy_tiocsti=0`, data };
+  const inside = 'sandboxed sessions block it with a seccomp filter';
+  if (mode !== 'off') return { name: 'tiocsti', ok: true, detail: `${kernel}; ${inside} (sandbox mode ${mode})`, data };
+  return { name: 'tiocsti', ok: true, warn: true, detail: `${kernel}; ${inside}, but sandbox mode is off: unsandboxed sessions are not protected — set sysctl dev.tty.legacy_tiocsti=0 or turn the sandbox on`, data };
 }
 
 /** How far back doctor looks for sessions that skipped the user's rc files, days. */

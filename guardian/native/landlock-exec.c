@@ -4,11 +4,13 @@
  *
  *   holdfast-landlock --probe
  *       prints the kernel's Landlock ABI version and exits 0 (1 when Landlock is unavailable).
- *   holdfast-landlock [--rw PATH]... [--net-off] -- PROGRAM [ARG]...
+ *   holdfast-landlock [--rw PATH]... [--net-off] [--seccomp FILE] -- PROGRAM [ARG]...
  *       every write-type file access is denied except beneath the --rw paths (files or folders;
  *       missing ones are skipped); reading and executing stay allowed everywhere. With --net-off,
  *       TCP connect and bind are denied (needs ABI 4). With ABI 6, signals to processes outside
- *       the sandbox and abstract Unix sockets outside it are denied too. Then PROGRAM is exec'd.
+ *       the sandbox and abstract Unix sockets outside it are denied too. With --seccomp, the
+ *       classic-BPF program in FILE (raw struct sock_filter[], guardian/src/seccomp.ts: TIOCSTI
+ *       fails with EPERM) is installed too. Then PROGRAM is exec'd.
  *
  * Exit status 125 when the rules cannot be applied (the message says why); the program is never
  * run unconfined. Self-contained: the constants come from the kernel UAPI (linux/landlock.h,
@@ -55,6 +57,21 @@
 #define SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0) /* ABI 6 */
 #define SCOPE_SIGNAL (1ULL << 1)               /* ABI 6 */
 
+#define PR_SET_SECCOMP_ 22
+#define SECCOMP_MODE_FILTER_ 2
+
+struct bpf_insn_ {
+  uint16_t code;
+  uint8_t jt;
+  uint8_t jf;
+  uint32_t k;
+};
+
+struct bpf_prog_ {
+  unsigned short len;
+  struct bpf_insn_ *filter;
+};
+
 struct ruleset_attr {
   uint64_t handled_access_fs;
   uint64_t handled_access_net;
@@ -87,24 +104,37 @@ int main(int argc, char **argv) {
     return 0;
   }
   int net_off = 0, first_rw = 0, n_rw = 0, prog = -1;
+  const char *seccomp_file = NULL;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--") == 0) {
       prog = i + 1;
       break;
     } else if (strcmp(argv[i], "--net-off") == 0) {
       net_off = 1;
+    } else if (strcmp(argv[i], "--seccomp") == 0 && i + 1 < argc) {
+      seccomp_file = argv[++i];
     } else if (strcmp(argv[i], "--rw") == 0 && i + 1 < argc) {
       if (n_rw == 0) first_rw = i;
       n_rw++;
       i++;
     } else {
-      fprintf(stderr, "holdfast-landlock: unknown argument %s\nusage: holdfast-landlock --probe | [--rw PATH]... [--net-off] -- PROGRAM [ARG]...\n", argv[i]);
+      fprintf(stderr, "holdfast-landlock: unknown argument %s\nusage: holdfast-landlock --probe | [--rw PATH]... [--net-off] [--seccomp FILE] -- PROGRAM [ARG]...\n", argv[i]);
       return 125;
     }
   }
   if (prog < 0 || prog >= argc) fail("no program given after --");
   if (abi <= 0) fail("Landlock is not available in this kernel (or disabled at boot: lsm=)");
   if (net_off && abi < 4) fail("this kernel's Landlock (ABI < 4) cannot deny TCP; network: off cannot be enforced");
+  static struct bpf_insn_ filter[512];
+  struct bpf_prog_ seccomp_prog = {.len = 0, .filter = filter};
+  if (seccomp_file) {
+    int fd = open(seccomp_file, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) fail("cannot open the seccomp filter file");
+    ssize_t n = read(fd, filter, sizeof(filter));
+    close(fd);
+    if (n <= 0 || n % (ssize_t)sizeof(struct bpf_insn_) != 0) fail("the seccomp filter file is not a BPF program");
+    seccomp_prog.len = (unsigned short)(n / (ssize_t)sizeof(struct bpf_insn_));
+  }
 
   uint64_t write_fs = FS_WRITE_FILE | FS_REMOVE_DIR | FS_REMOVE_FILE | FS_MAKE_CHAR | FS_MAKE_DIR | FS_MAKE_REG | FS_MAKE_SOCK | FS_MAKE_FIFO |
                       FS_MAKE_BLOCK | FS_MAKE_SYM;
@@ -150,6 +180,10 @@ int main(int argc, char **argv) {
     return 125;
   }
   close(ruleset);
+  if (seccomp_prog.len > 0 && prctl(PR_SET_SECCOMP_, SECCOMP_MODE_FILTER_, &seccomp_prog, 0, 0) != 0) {
+    fprintf(stderr, "holdfast-landlock: cannot install the seccomp filter: %s\n", strerror(errno));
+    return 125;
+  }
   execvp(argv[prog], &argv[prog]);
   fprintf(stderr, "holdfast-landlock: cannot run %s: %s\n", argv[prog], strerror(errno));
   return 127;

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { SandboxSpec } from '@holdfast/shared/protocol';
-import { bwrapArgs, findProgram, landlockArgs, sandboxLaunch } from './sandbox-launch.js';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { bwrapArgs, findProgram, landlockArgs, programFiles, sandboxLaunch, withVisibleFiles } from './sandbox-launch.js';
 
 const spec: SandboxSpec = {
   mode: 'bwrap',
@@ -52,5 +55,37 @@ describe('sandbox argv (issue 17)', () => {
     assert.equal(findProgram('sh', '/nonexistent:/bin:/usr/bin', '/'), '/bin/sh');
     assert.equal(findProgram('no-such-program-hf', '/bin:/usr/bin', '/'), null);
     assert.equal(findProgram('/bin/sh', undefined, '/'), '/bin/sh');
+  });
+
+  it('keeps an upstream server’s program, its #! interpreter through PATH and its script visible where bwrap hides them', () => {
+    const d = mkdtempSync(join(tmpdir(), 'hf-progfiles-'));
+    try {
+      mkdirSync(join(d, 'bin'));
+      writeFileSync(join(d, 'real-node'), '', { mode: 0o755 });
+      symlinkSync(join(d, 'real-node'), join(d, 'bin', 'node'));
+      writeFileSync(join(d, 'server'), '#!/usr/bin/env -S node --no-warnings\n', { mode: 0o755 });
+      writeFileSync(join(d, 'main.js'), '');
+      const path = `${join(d, 'bin')}:/usr/bin:/bin`;
+      const files = programFiles('node', [join(d, 'main.js'), '--flag'], path, '/');
+      assert.deepEqual(files, [join(d, 'bin', 'node'), join(d, 'real-node'), join(d, 'main.js')]);
+      assert.deepEqual(programFiles(join(d, 'server'), [], path, '/'), [join(d, 'server'), join(d, 'bin', 'node'), join(d, 'real-node')]);
+      const s = withVisibleFiles({ ...spec, writable: [...spec.writable, join(d, 'bin')] }, [...files, '/usr/bin/env', '/home/u/.holdfast/x.js']);
+      assert.deepEqual(s.visible.slice(1), [join(d, 'real-node'), join(d, 'main.js'), '/home/u/.holdfast/x.js'], 'under /tmp or a hidden folder, not under a writable one');
+      assert.equal(withVisibleFiles({ ...spec, mode: 'landlock' }, files).visible.length, 1, 'Landlock hides nothing');
+    } finally {
+      rmSync(d, { recursive: true, force: true });
+    }
+  });
+
+  it('with a seccomp filter: bwrap reads it from fd 9 that a /bin/sh in front opens; the Landlock helper gets the file', () => {
+    const l = sandboxLaunch({ ...spec, seccomp: '/s/f.bpf' }, '/w', 'bash', ['-i']);
+    assert.equal(l.file, '/bin/sh');
+    assert.deepEqual(l.args.slice(2, 5), ['holdfast-seccomp', '/s/f.bpf', '/usr/bin/bwrap']);
+    const at = l.args.indexOf('--seccomp');
+    assert.equal(l.args[at + 1], '9');
+    assert.match(l.args[1]!, /^exec 9<"\$1" \|\| exit 125; shift; exec "\$@"$/);
+    assert.deepEqual(l.args.slice(-3), ['--', 'bash', '-i']);
+    const ll = landlockArgs({ ...spec, mode: 'landlock', seccomp: '/s/f.bpf' });
+    assert.deepEqual(ll.slice(-3), ['--seccomp', '/s/f.bpf', '--']);
   });
 });

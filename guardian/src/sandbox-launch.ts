@@ -1,5 +1,5 @@
-import { accessSync, constants as fsConstants, readFileSync, statSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
+import { accessSync, closeSync, constants as fsConstants, openSync, readFileSync, readSync, realpathSync, statSync } from 'node:fs';
+import { basename, isAbsolute, join, resolve } from 'node:path';
 import { readProcStat, type SandboxSpec } from '@holdfast/shared/protocol';
 
 /**
@@ -37,6 +37,7 @@ const depth = (p: string): number => p.split('/').filter(Boolean).length;
 export function bwrapArgs(s: SandboxSpec, cwd: string): string[] {
   const a = ['--die-with-parent', '--unshare-pid'];
   if (s.network === 'off') a.push('--unshare-net');
+  if (s.seccomp) a.push('--seccomp', String(SECCOMP_FD));
   // --tmpfs /tmp first: binds below /tmp are created inside the fresh tmpfs.
   a.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
   const mounts: { path: string; args: string[] }[] = [
@@ -57,14 +58,25 @@ export function landlockArgs(s: SandboxSpec): string[] {
   const a: string[] = [];
   for (const w of [...s.writable, ...LANDLOCK_TEMP_PATHS, ...LANDLOCK_DEVICE_PATHS]) a.push('--rw', w);
   if (s.network === 'off') a.push('--net-off');
+  if (s.seccomp) a.push('--seccomp', s.seccomp);
   a.push('--');
   return a;
 }
 
-/** `file args` as run inside `s` (unchanged without a sandbox). */
+/** The descriptor bwrap reads the seccomp filter from (opened by a `sh` in front of it). */
+export const SECCOMP_FD = 9;
+
+/**
+ * `file args` as run inside `s` (unchanged without a sandbox). With `s.seccomp` under bwrap, a
+ * `/bin/sh` opens the filter file as fd {@link SECCOMP_FD} and execs bwrap (same pid; node-pty
+ * cannot hand a child extra descriptors); exit 125 when the file cannot be opened.
+ */
 export function sandboxLaunch(s: SandboxSpec | undefined, cwd: string, file: string, args: readonly string[]): Launch {
   if (!s) return { file, args: [...args] };
   const opts = s.mode === 'bwrap' ? bwrapArgs(s, cwd) : landlockArgs(s);
+  if (s.mode === 'bwrap' && s.seccomp) {
+    return { file: '/bin/sh', args: ['-c', `exec ${SECCOMP_FD}<"$1" || exit 125; shift; exec "$@"`, 'holdfast-seccomp', s.seccomp, s.program, ...opts, file, ...args] };
+  }
   return { file: s.program, args: [...opts, file, ...args] };
 }
 
@@ -125,4 +137,82 @@ export function findProgram(program: string, path: string | undefined, cwd: stri
     }
   }
   return null;
+}
+
+const inside = (root: string, p: string): boolean => p === root || p.startsWith(root.endsWith('/') ? root : `${root}/`);
+
+function realOrNull(p: string): string | null {
+  try {
+    return realpathSync(p);
+  } catch {
+    return null;
+  }
+}
+
+/** The interpreter named by `file`'s `#!` line (`#!/usr/bin/env node` → `node` through PATH), or null. */
+function shebangInterpreter(file: string, path: string | undefined, cwd: string): string | null {
+  let head = '';
+  try {
+    const fd = openSync(file, 'r');
+    try {
+      const buf = Buffer.alloc(256);
+      head = buf.subarray(0, readSync(fd, buf, 0, buf.length, 0)).toString('latin1');
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return null;
+  }
+  if (!head.startsWith('#!')) return null;
+  const words = head.slice(2).split('\n')[0]!.trim().split(/\s+/).filter(Boolean);
+  if (words.length === 0) return null;
+  if (basename(words[0]!) === 'env') {
+    const name = words.slice(1).find((w) => !w.startsWith('-') && !w.includes('='));
+    return name ? findProgram(name, path, cwd) : null;
+  }
+  return words[0]!;
+}
+
+/**
+ * The files a sandboxed process needs to see to start `command args` (issue 13/17, docs/sandbox.md,
+ * "Upstream MCP servers"): the program as execvp finds it through `PATH`, its real path when that
+ * is a symlink, the interpreter of its `#!` line (and that one's real path), and every argument
+ * that names an existing regular file (the script a `node server.js` runs). Absolute paths;
+ * duplicates removed. A bwrap sandbox hides `/tmp` and holdfast's folders: a Node installed under
+ * `/tmp` (CI's Node 22) would otherwise be "No such file or directory" inside (exit 127).
+ */
+export function programFiles(command: string, args: readonly string[], path: string | undefined, cwd: string): string[] {
+  const out: string[] = [];
+  const add = (p: string | null): void => {
+    if (p === null) return;
+    for (const q of [p, realOrNull(p)]) if (q !== null && !out.includes(q)) out.push(q);
+  };
+  const program = findProgram(command, path, cwd);
+  add(program);
+  if (program) {
+    const interp = shebangInterpreter(program, path, cwd);
+    if (interp) add(interp);
+  }
+  for (const a of args.slice(0, 8)) {
+    if (a.startsWith('-') || a.length === 0) continue;
+    const p = isAbsolute(a) ? a : resolve(cwd, a);
+    try {
+      if (statSync(p).isFile()) add(p);
+    } catch {
+      // not a file
+    }
+  }
+  return out;
+}
+
+/**
+ * `s` with `files` kept visible read-only (bwrap `--ro-bind-try`) where the sandbox would hide
+ * them: beneath `/tmp` (private inside) or a hidden folder, and not beneath a writable path (those
+ * stay as they are). Landlock restricts writes only, so its spec is returned unchanged.
+ */
+export function withVisibleFiles(s: SandboxSpec, files: readonly string[]): SandboxSpec {
+  if (s.mode !== 'bwrap') return s;
+  const hiddenRoots = ['/tmp', ...s.hidden];
+  const extra = files.filter((f) => hiddenRoots.some((h) => inside(h, f)) && !s.writable.some((w) => inside(w, f)) && !s.visible.includes(f));
+  return extra.length === 0 ? s : { ...s, visible: [...s.visible, ...extra] };
 }

@@ -31,6 +31,7 @@ import { findShell, PtyHost, type ShellExit } from './pty-host.js';
 import { routeRequest } from './request-router.js';
 import { ScreenModel } from './screen-model.js';
 import { sandboxEnv, sandboxLaunch } from './sandbox-launch.js';
+import { writeTiocstiFilter } from './seccomp.js';
 import { writeIntegrationFiles, type IntegrationFiles } from './shell-integration.js';
 import { TaskRunner } from './task-runner.js';
 import { TerminalSanity } from './terminal-sanity.js';
@@ -90,7 +91,9 @@ export class Session {
     const baseEnv: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined) baseEnv[k] = v;
     Object.assign(baseEnv, spec.env, { PAGER: 'cat', GIT_PAGER: 'cat' }, sandboxEnv(spec.sandbox));
-    const sandbox = spec.sandbox;
+    // The sandbox also blocks TIOCSTI (seccomp, docs/sandbox.md): the filter file is the guardian's own.
+    const seccomp = spec.sandbox ? writeTiocstiFilter(spec.sessionDir) : null;
+    const sandbox = spec.sandbox && seccomp ? { ...spec.sandbox, seccomp } : spec.sandbox;
     const wrap = sandbox ? (file: string, args: string[], cwd: string) => sandboxLaunch(sandbox, cwd, file, args) : undefined;
     const shellEnv = { ...baseEnv, TERM: 'xterm-256color' };
     const shellPath = spec.shell ?? findShell(baseEnv.PATH, baseEnv.SHELL);
@@ -139,7 +142,7 @@ export class Session {
       secretEnv: (names) => this.secrets.values(names),
       ...(wrap ? { wrap } : {}),
     });
-    this.upstream = new UpstreamHost({ sessionDir: spec.sessionDir, baseEnv, cwd: spec.cwd });
+    this.upstream = new UpstreamHost({ sessionDir: spec.sessionDir, baseEnv, cwd: spec.cwd, ...(sandbox ? { sandbox } : {}) });
     this.reader = new OutputReader({ sessionDir: spec.sessionDir, source: (src) => this.source(src) });
     const displayEnv = new DisplayEnv(files.envFile, baseEnv, () => this.commands.refreshPrompt());
     this.desktop = new DesktopHost({ sessionDir: spec.sessionDir, env: { ...baseEnv }, onDisplayEnv: (env) => displayEnv.apply(env) });

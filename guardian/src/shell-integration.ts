@@ -29,7 +29,7 @@ import { shQuote, writeRcFiles, type RcFiles } from './rc-files.js';
  * authenticity of a command's end is checked by the command runner against the kernel.
  */
 export type IntegrationFiles = RcFiles & {
-  /** Environment changes for the shell (written by the guardian, sourced before each prompt; issue 15: DISPLAY). */
+  /** Environment changes for the shell (written by the guardian, read as data before each prompt; issue 15: DISPLAY). */
   envFile: string;
 };
 
@@ -39,8 +39,8 @@ export function supportsIntegration(shellPath: string): boolean {
 }
 
 /**
- * Text of `integration.sh` for `nonce` (hex); `envFile` is sourced before each prompt when readable
- * (issue 15: the session's DISPLAY); `hygiene` is the text of prompt-hygiene.ts.
+ * Text of `integration.sh` for `nonce` (hex); `envFile` is read as data before each prompt when
+ * readable (issue 15: the session's DISPLAY; only `DISPLAY`/`XAUTHORITY` values, never sourced); `hygiene` is the text of prompt-hygiene.ts.
  */
 export function integrationScript(nonce: string, historyFile: string, envFile: string, hygiene = ''): string {
   const m = (kind: string): string => `\\e]633;HF${nonce};${kind}\\a`;
@@ -57,8 +57,28 @@ ${hygiene || '__hf_hygiene() { :; }\n__hf_tmout() { :; }\n'}__hf_d() {
   while builtin read -r -t 0 2>/dev/null; do builtin read -r -s -t 1 __hf_t 2>/dev/null || break; done
   builtin printf '\\033]633;HF%s;D;%s\\007' "$__hf_n" "$__hf_ec"
   __hf_hygiene
-  if [[ -r $__hf_envf ]]; then builtin . "$__hf_envf"; fi
+  __hf_dispenv
   return $__hf_ec
+}
+__hf_dispenv() {
+  # display.sh is data, never sourced (docs/sandbox.md): only DISPLAY and XAUTHORITY are taken
+  # from it, as plain values, once per generation.
+  [[ -r $__hf_envf ]] || return 0
+  local __hf_l __hf_g= __hf_ops=()
+  while IFS= builtin read -r __hf_l || [[ -n $__hf_l ]]; do
+    case $__hf_l in
+      'generation '*) __hf_g=\${__hf_l#generation } ;;
+      'set DISPLAY '*|'set XAUTHORITY '*|'unset DISPLAY'|'unset XAUTHORITY') __hf_ops+=("$__hf_l") ;;
+    esac
+  done < "$__hf_envf"
+  [[ -n $__hf_g && $__hf_g != "\${__hf_eg-}" ]] || return 0
+  __hf_eg=$__hf_g
+  for __hf_l in "\${__hf_ops[@]}"; do
+    case $__hf_l in
+      'set '*) __hf_l=\${__hf_l#set }; builtin export "\${__hf_l%% *}=\${__hf_l#* }" ;;
+      'unset '*) builtin unset "\${__hf_l#unset }" ;;
+    esac
+  done
 }
 __hf_p() {
   local __hf_ec=$?

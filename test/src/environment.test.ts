@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { newId } from '@holdfast/shared/ids';
@@ -17,6 +17,14 @@ const HANG = 'sleep 47.25';
 describe('environment readings and snapshots (issue 12)', () => {
   const h = new TestHome();
   const fakeBin = join(h.home, 'fake-bin');
+  // A link outside the workspace to a folder the project planted, and a folder anyone may write.
+  const linkedBin = join(h.home, 'linked-bin');
+  const openBin = join(h.home, 'open-bin');
+  const ran = join(h.home, 'ran');
+  const plant = (dir: string, name: string, tag: string): void => {
+    writeFileSync(join(dir, name), `#!/bin/sh\necho ${tag} >> ${ran}\necho "${name} 9.9.9"\n`);
+    chmodSync(join(dir, name), 0o755);
+  };
   let call: ReturnType<typeof toolCaller>;
   let readOnly: ReturnType<typeof toolCaller>;
   let rs = '';
@@ -25,7 +33,22 @@ describe('environment readings and snapshots (issue 12)', () => {
     mkdirSync(fakeBin, { recursive: true });
     writeFileSync(join(fakeBin, 'python3'), `#!/bin/sh\nexec ${HANG}\n`);
     chmodSync(join(fakeBin, 'python3'), 0o755);
-    await h.startDaemon({ PATH: `${fakeBin}:${process.env.PATH ?? ''}`, HF_SECRET_VALUE_CANARY: 'never-kept-canary-value' });
+    const planted = join(h.workspace, 'node_modules', '.bin');
+    mkdirSync(planted, { recursive: true });
+    plant(planted, 'make', 'planted-make');
+    symlinkSync(planted, linkedBin);
+    mkdirSync(openBin);
+    chmodSync(openBin, 0o777);
+    plant(openBin, 'rustc', 'open-rustc');
+    // A trusted wrapper that is a bash script: BASH_ENV from the session must not reach it.
+    writeFileSync(join(fakeBin, 'cmake'), '#!/bin/bash\necho "cmake version 3.99.1"\n');
+    chmodSync(join(fakeBin, 'cmake'), 0o755);
+    writeFileSync(join(h.home, 'bash-env.sh'), `echo bash-env >> ${ran}\n`);
+    await h.startDaemon({
+      PATH: `${fakeBin}:${linkedBin}:${openBin}:${process.env.PATH ?? ''}`,
+      HF_SECRET_VALUE_CANARY: 'never-kept-canary-value',
+      BASH_ENV: join(h.home, 'bash-env.sh'),
+    });
     const c = h.client();
     call = toolCaller(c, 'p', ['workspace', 'session', 'environment', 'environment_read']);
     readOnly = toolCaller(c, 'p', ['workspace', 'session', 'read', 'observe', 'runtime_read', 'environment_read']);
@@ -79,6 +102,18 @@ describe('environment readings and snapshots (issue 12)', () => {
     assert.equal(missing.env.error?.code, 'SNAPSHOT_NOT_FOUND');
     const foreign = await toolCaller(h.client(), 'q', ['workspace', 'session', 'environment_read'])('environment_read', { view: 'snapshot', remote_session_id: rs, snapshot_id: id });
     assert.equal(foreign.env.error?.code, 'SESSION_NOT_FOUND', 'another principal cannot see the session');
+  });
+
+  it('probes run trusted programs only, with a cleaned environment: no planted node_modules/.bin through a link, no world-writable folder, no BASH_ENV', async () => {
+    const r = await call('environment', { remote_session_id: rs });
+    assert.equal(r.isError, false, r.text);
+    const read = await call('environment_read', { view: 'snapshot', remote_session_id: rs, snapshot_id: (r.env.data as { snapshot_id: string }).snapshot_id });
+    const t = (read.env.data as { reading?: { toolchains: Record<string, { status: string; version?: string; path?: string }> }; toolchains?: Record<string, { status: string; version?: string; path?: string }> });
+    const tc = t.reading?.toolchains ?? t.toolchains!;
+    assert.deepEqual([tc.make!.status, tc.make!.path], ['skipped', join(linkedBin, 'make')], JSON.stringify(tc.make));
+    assert.deepEqual([tc.rustc!.status, tc.rustc!.path], ['skipped', join(openBin, 'rustc')], JSON.stringify(tc.rustc));
+    assert.equal(tc.cmake!.version, '3.99.1', JSON.stringify(tc.cmake));
+    assert.equal(existsSync(ran), false, 'neither a planted program nor BASH_ENV ran');
   });
 
   it('saving a snapshot is not allowed to a read-only principal', async () => {

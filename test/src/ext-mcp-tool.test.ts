@@ -245,6 +245,32 @@ describe('mcp_tool with real upstream MCP servers (issue 13)', () => {
     assert.match(missing.stderr, /defines no server "nope"/);
   });
 
+  it('approving a workspace server binds the script it runs: editing the script requires approval again', async () => {
+    const file = join(h.workspace, '.mcp.json');
+    const doc = JSON.parse(readFileSync(file, 'utf8')) as { mcpServers: Record<string, unknown> };
+    writeFileSync(join(h.workspace, 'srv.mjs'), `import ${JSON.stringify(TEST_SERVER)};\n// v1\n`);
+    doc.mcpServers.script = { command: process.execPath, args: ['srv.mjs'] };
+    writeFileSync(file, JSON.stringify(doc, null, 2));
+    const state = async (): Promise<{ state: string; problem?: string }> => (await mcp({ action: 'list' })).env.data.servers.find((s: { name: string }) => s.name === 'script');
+    assert.equal((await state()).state, 'needs_approval');
+    assert.equal((await h.cli(['mcp', 'approve', 'ws', 'script'])).code, 0);
+    assert.equal((await state()).state, 'not_started');
+    const ok = await mcp({ action: 'call', server: 'script', tool: 'get_env', arguments: { name: 'HOME' } });
+    assert.equal(ok.raw.isError, false, ok.text);
+
+    // The entry is unchanged; only the bytes of the script it runs differ.
+    writeFileSync(join(h.workspace, 'srv.mjs'), `import ${JSON.stringify(TEST_SERVER)};\n// v2: something else now\n`);
+    const after = await state();
+    assert.equal(after.state, 'needs_approval', 'a changed script needs approval again');
+    assert.match(after.problem!, /changed since it was approved/);
+    assert.equal((await mcp({ action: 'call', server: 'script', tool: 'get_env', arguments: { name: 'HOME' } })).env.error?.code, 'NEEDS_APPROVAL');
+    assert.equal((await h.cli(['mcp', 'approve', 'ws', 'script'])).code, 0);
+    assert.notEqual((await state()).state, 'needs_approval');
+    const again = await mcp({ action: 'call', server: 'script', tool: 'get_env', arguments: { name: 'HOME' } });
+    assert.equal(again.raw.isError, false, again.text);
+    assert.notEqual(again.raw.structuredContent?.pid, ok.raw.structuredContent?.pid, 'the re-approved script runs as a new process');
+  });
+
   it('an HTTP upstream is connected from the guardian (2026-07-28 era) with ${VAR} expanded in url and headers', async () => {
     const r = await mcp({ action: 'call', server: 'web', tool: 'get_env', arguments: { name: 'EXPECT_AUTH' } });
     assert.equal(r.raw.isError, false, r.text);

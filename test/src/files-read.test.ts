@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { closeSync, ftruncateSync, mkdirSync, openSync, readFileSync, symlinkSync, writeSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { closeSync, ftruncateSync, mkdirSync, openSync, readFileSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -281,6 +281,38 @@ describe('read: workspace files, byte-exact facts (issue 4)', () => {
     const search = await call('read', { remote_session_id: rs, view: 'search', query: 'k', path: '' });
     assert.ok(!(search.env.data.matches as { path: string }[]).some((m) => m.path.startsWith('private/')));
     assert.equal(await code({ path: 'nope/missing.txt' }), 'PATH_NOT_FOUND');
+  });
+
+  it('search and the code map never read a hidden file through a symlink swapped in during the walk', async () => {
+    // race/d flips, by renames, between a folder of the workspace and a symlink to a folder
+    // outside it that holds a secret; searches and maps run meanwhile.
+    const hidden = join(h.home, 'hidden-src');
+    mkdirSync(hidden);
+    writeFileSync(join(hidden, 'x.ts'), 'export function hiddenSecretFn() { return "HIDDEN_SECRET_TOKEN"; }\n');
+    w('race/d_real/x.ts', 'export function visibleFn() { return "HIDDEN_SECRET_TOKEN is not here"; }\n'.replace('HIDDEN_SECRET_TOKEN', 'harmless'));
+    symlinkSync(hidden, join(ws, 'race', 'd_link'));
+    const swapper = join(h.home, 'swapper.cjs');
+    writeFileSync(
+      swapper,
+      `const fs = require('node:fs'); const r = ${JSON.stringify(join(ws, 'race'))};
+       const mv = (a, b) => { try { fs.renameSync(r + '/' + a, r + '/' + b); } catch {} };
+       for (;;) { mv('d_real', 'd'); mv('d', 'd_real'); mv('d_link', 'd'); mv('d', 'd_link'); }`,
+    );
+    const child = spawn(process.execPath, [swapper], { stdio: 'ignore' });
+    try {
+      for (let i = 0; i < 60; i++) {
+        const found = await call('read', { remote_session_id: rs, view: 'search', path: 'race', query: 'HIDDEN_SECRET_TOKEN' });
+        assert.deepEqual(found.env.data?.matches ?? [], [], `search ${i} read the hidden file: ${found.text}`);
+        if (i % 3 === 0) {
+          const map = await call('read', { remote_session_id: rs, view: 'outline', path: 'race' });
+          assert.doesNotMatch(JSON.stringify(map.env.data ?? {}), /hiddenSecretFn/, `map ${i} read the hidden file: ${map.text}`);
+          const refs = await call('read', { remote_session_id: rs, view: 'references', query: 'hiddenSecretFn' });
+          assert.deepEqual([...(refs.env.data?.definitions ?? []), ...(refs.env.data?.uses ?? [])], [], `references ${i} read the hidden file: ${refs.text}`);
+        }
+      }
+    } finally {
+      child.kill('SIGKILL');
+    }
   });
 
   it('a session is only usable by its principal', async () => {

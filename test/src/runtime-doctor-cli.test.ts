@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from 'node:fs';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { TestHome } from './_harness/home.js';
@@ -48,6 +49,13 @@ describe('holdfast doctor and CLI errors with a daemon', () => {
     assert.equal(by.get('sessions')!.data!.live_guardians, 1);
     assert.deepEqual(by.get('orphans')!.data!.orphans, []);
     assert.equal(by.get('node-pty')!.ok, true, by.get('node-pty')!.detail);
+    // Whether TIOCSTI can push input into a session's terminal: the kernel switch or the sandbox's filter.
+    const tiocsti = by.get('tiocsti')!;
+    assert.ok(tiocsti, r.stdout);
+    assert.equal(tiocsti.data!.seccomp_filter, true);
+    const sysctl = existsSync('/proc/sys/dev/tty/legacy_tiocsti') ? readFileSync('/proc/sys/dev/tty/legacy_tiocsti', 'utf8').trim() : null;
+    assert.equal(tiocsti.data!.legacy_tiocsti, sysctl);
+    assert.match(tiocsti.detail, sysctl === '0' ? /blocked by the kernel/ : /sandbox mode is off: unsandboxed sessions are not protected/);
     const text = await h.cli(['doctor']);
     assert.match(text.stdout, /^ok {3}versions: /m);
   });

@@ -1,4 +1,4 @@
-import { closeSync, constants, lstatSync, mkdirSync, openSync, readlinkSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readlinkSync, type Stats } from 'node:fs';
 import { sep } from 'node:path';
 import { HoldfastError } from '@holdfast/shared/errors';
 
@@ -200,4 +200,21 @@ export function lstatBeneath(base: string, abs: string): Stats | null {
 /** `readlink` of the symlink `abs`, looked up from `base` without following the folders on its way. */
 export function readlinkBeneath(base: string, abs: string): string {
   return withParentBeneath(base, abs, (dir, name) => readlinkSync(dir.entry(name)));
+}
+
+/**
+ * The bytes of the regular file `abs`, opened from `base` without following a symlink at any step
+ * ({@link openBeneath}, `O_NONBLOCK` so a FIFO swapped in does not hang), or null when it is not a
+ * regular file (any more). Search and the code map read through this (docs/security.md): a folder
+ * swapped for a symlink during their walk is never read through.
+ * @throws HoldfastError PATH_OUTSIDE_WORKSPACE / PATH_NOT_FOUND as {@link openBeneath}; fs errors.
+ */
+export function readFileBeneath(base: string, abs: string): Buffer | null {
+  const fd = openBeneath(base, abs, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    if (!fstatSync(fd).isFile()) return null;
+    return readFileSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }

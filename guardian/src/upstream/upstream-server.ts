@@ -1,9 +1,10 @@
 import { join } from 'node:path';
 import { Client, ProtocolError, SdkError, SdkErrorCode, StreamableHTTPClientTransport, type JSONRPCMessage } from '@modelcontextprotocol/client';
-import { HoldfastError, SegmentLog, type UpstreamSpec, type UpstreamState } from '@holdfast/shared/protocol';
+import { HoldfastError, SegmentLog, type SandboxSpec, type UpstreamSpec, type UpstreamState } from '@holdfast/shared/protocol';
 import { GUARDIAN_BUILD } from '../build-id.js';
 import { UpstreamLimits } from '../constants.js';
 import { log } from '../log.js';
+import { programFiles, sandboxLaunch, withVisibleFiles } from '../sandbox-launch.js';
 import { GroupStdioTransport } from './stdio-transport.js';
 
 /** What an {@link UpstreamServer} needs from the session. */
@@ -14,6 +15,11 @@ export interface UpstreamDeps {
   baseEnv: Record<string, string>;
   /** Default working directory (the workspace root). */
   cwd: string;
+  /**
+   * The session's sandbox (issue 17): a stdio server starts inside the same one as the shell
+   * (no write outside the workspace, no network with `network: off`). Absent: unconfined.
+   */
+  sandbox?: SandboxSpec;
 }
 
 /** Upstream progress of one call. */
@@ -158,13 +164,14 @@ export class UpstreamServer {
     );
     let transport: GroupStdioTransport | StreamableHTTPClientTransport;
     if (spec.transport === 'stdio') {
-      const stdio = new GroupStdioTransport({
-        command: spec.command!,
-        args: spec.args ?? [],
-        env: { ...this.deps.baseEnv, ...(spec.env ?? {}) },
-        cwd: spec.cwd ?? this.deps.cwd,
-        stderr: this.stderr!,
-      });
+      const env = { ...this.deps.baseEnv, ...(spec.env ?? {}) };
+      const cwd = spec.cwd ?? this.deps.cwd;
+      const args = spec.args ?? [];
+      const sb = this.deps.sandbox;
+      // The program, its interpreter and script stay visible (read-only) inside: a Node under /tmp
+      // would be hidden by bwrap's private /tmp.
+      const launch = sandboxLaunch(sb && withVisibleFiles(sb, programFiles(spec.command!, args, env.PATH, cwd)), cwd, spec.command!, args);
+      const stdio = new GroupStdioTransport({ command: launch.file, args: launch.args, env, cwd, stderr: this.stderr! });
       this.stdio = stdio;
       transport = stdio;
       void stdio.exited.then((e) => {

@@ -94,6 +94,11 @@ export interface SandboxSpec {
   visible: string[];
   /** Files kept read-only inside writable paths (bwrap): the project config. */
   readOnly: string[];
+  /**
+   * Set by the guardian, never by the daemon: the seccomp filter file (guardian/src/seccomp.ts)
+   * that makes TIOCSTI fail inside (`bwrap --seccomp`, `holdfast-landlock --seccomp`).
+   */
+  seccomp?: string;
 }
 
 /**

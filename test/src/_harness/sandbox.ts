@@ -1,15 +1,74 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, copyFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { pollUntil, processesWithEnv, TestHome } from './home.js';
 import { toolCaller, type ToolReply } from './tools.js';
 
 /** Tools the sandbox scenarios call. */
-const TOOLS = ['workspace', 'session', 'execute', 'observe', 'read', 'edit'];
+const TOOLS = ['workspace', 'session', 'execute', 'observe', 'read', 'edit', 'mcp_tool'];
+
+/**
+ * A minimal MCP stdio server (newline-delimited JSON-RPC, Node built-ins only) with one read-only
+ * tool `probe {outside, port}`: writes a file in its cwd (the workspace) and at `outside`, and
+ * connects to 127.0.0.1:`port`; answers what worked, and which node runs it, as JSON text.
+ */
+const PROBE_SERVER = `
+const fs = require('node:fs');
+const net = require('node:net');
+const send = (m) => process.stdout.write(JSON.stringify(m) + '\\n');
+const tryWrite = (p) => { try { fs.writeFileSync(p, 'x'); return 'written'; } catch (e) { return e.code || String(e); } };
+const tryConnect = (port) => new Promise((r) => {
+  const s = net.connect({ host: '127.0.0.1', port });
+  const t = setTimeout(() => { s.destroy(); r('timeout'); }, 3000);
+  s.once('connect', () => { clearTimeout(t); s.destroy(); r('connected'); });
+  s.once('error', (e) => { clearTimeout(t); r(e.code || String(e)); });
+});
+let buf = '';
+process.stdin.on('data', async (d) => {
+  buf += d;
+  let i;
+  while ((i = buf.indexOf('\\n')) >= 0) {
+    const line = buf.slice(0, i); buf = buf.slice(i + 1);
+    if (!line.trim()) continue;
+    const m = JSON.parse(line);
+    if (m.id === undefined) continue;
+    if (m.method === 'initialize') send({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'probe', version: '1.0.0' } } });
+    else if (m.method === 'tools/list') send({ jsonrpc: '2.0', id: m.id, result: { tools: [{ name: 'probe', description: 'probe the sandbox', inputSchema: { type: 'object', properties: { outside: { type: 'string' }, port: { type: 'number' } } }, annotations: { readOnlyHint: true } }] } });
+    else if (m.method === 'tools/call') {
+      const a = m.params.arguments;
+      const out = { inside: tryWrite('from-mcp.txt'), outside: tryWrite(a.outside), net: await tryConnect(a.port), sandbox: process.env.HOLDFAST_SANDBOX || null, node: process.execPath };
+      send({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: JSON.stringify(out) }] } });
+    } else if (m.method === 'ping') send({ jsonrpc: '2.0', id: m.id, result: {} });
+    else send({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'no such method' } });
+  }
+});
+`;
+
+/**
+ * A folder outside the workspace (under the OS temp dir, which bwrap hides) holding the probe
+ * server and a `node` the way CI's Node 22 lives: `bin/node` a symlink to a real binary in
+ * `lib/node` (a hard link, or copy, of the running node). Put `bin` first on the daemon's PATH.
+ */
+function tempNode(): { dir: string; bin: string; server: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'hf-sandbox-node-'));
+  mkdirSync(join(dir, 'bin'));
+  mkdirSync(join(dir, 'lib'));
+  const real = realpathSync(process.execPath);
+  try {
+    linkSync(real, join(dir, 'lib', 'node'));
+  } catch {
+    copyFileSync(real, join(dir, 'lib', 'node'));
+  }
+  symlinkSync(join(dir, 'lib', 'node'), join(dir, 'bin', 'node'));
+  const server = join(dir, 'probe-server.cjs');
+  writeFileSync(server, PROBE_SERVER);
+  return { dir, bin: join(dir, 'bin'), server };
+}
 
 /** A loopback HTTP server started by the test, outside any sandbox. */
 async function loopbackServer(): Promise<{ server: Server; port: number }> {
@@ -27,7 +86,15 @@ async function loopbackServer(): Promise<{ server: Server; port: number }> {
 export function sandboxScenarios(mode: 'bwrap' | 'landlock'): void {
   describe(`sandbox mode ${mode}, network off (issue 17)`, () => {
     // HOME outside /tmp: /tmp is private (bwrap) or writable (Landlock) in the sandbox.
-    const h = new TestHome({ security: { sandbox: { mode, network: 'off' }, commands: { confirm: [] } } }, { userHomeParent: '/var/tmp' });
+    const h = new TestHome(
+      {
+        security: { sandbox: { mode, network: 'off' }, commands: { confirm: [] } },
+        mcp_servers: { probe: { command: 'node', args: ['${HF_PROBE_SERVER}'] } },
+      },
+      // holdfast's home outside /tmp too, as ~/.holdfast is: Landlock leaves all of /tmp writable.
+      { homeParent: '/var/tmp', userHomeParent: '/var/tmp' },
+    );
+    let node: ReturnType<typeof tempNode>;
     let call: ReturnType<typeof toolCaller>;
     let rs: string;
     let run: (args: Record<string, unknown>) => Promise<ToolReply>;
@@ -36,7 +103,8 @@ export function sandboxScenarios(mode: 'bwrap' | 'landlock'): void {
 
     before(async () => {
       net = await loopbackServer();
-      await h.startDaemon();
+      node = tempNode();
+      await h.startDaemon({ PATH: `${node.bin}:${process.env.PATH ?? '/usr/bin:/bin'}`, HF_PROBE_SERVER: node.server });
       call = toolCaller(h.client(), 'p', TOOLS);
       const open = await call('session', { action: 'open', workspace: 'ws' });
       assert.equal(open.env.status, 'succeeded', open.text);
@@ -52,6 +120,7 @@ export function sandboxScenarios(mode: 'bwrap' | 'landlock'): void {
     after(async () => {
       net.server.close();
       await h.cleanup();
+      rmSync(node.dir, { recursive: true, force: true });
     });
 
     it('the effective mode is in session(open) and observe(view=session)', async () => {
@@ -140,6 +209,48 @@ export function sandboxScenarios(mode: 'bwrap' | 'landlock'): void {
       assert.equal(prompt.env.data.awaiting_input, true, 'the input probe sees the shell inside the sandbox');
       const answered = await run({ action: 'stdin', execution_task_id: prompt.env.data.execution_task_id, text: 'Ada', keys: ['Enter'] });
       assert.match(answered.env.data.output, /hi Ada$/);
+    });
+
+    it('an upstream MCP stdio server runs in the same sandbox: no write outside the workspace, no network', async () => {
+      const outside = join(h.userHome, 'from-mcp-outside');
+      const args = { action: 'call', remote_session_id: rs, server: 'probe', tool: 'probe', arguments: { outside, port: net.port } };
+      let r = await call('mcp_tool', args);
+      if (r.env.status === 'waiting_confirmation') r = await call('mcp_tool', { ...args, user_confirmed: true });
+      assert.equal(r.env.status, 'succeeded', r.text);
+      const got = JSON.parse((r.raw.content as { text: string }[])[0]!.text) as Record<string, string>;
+      assert.equal(got.inside, 'written', r.text);
+      assert.ok(existsSync(join(h.workspace, 'from-mcp.txt')), 'the server runs in the workspace and may write there');
+      assert.match(got.outside!, /EROFS|EACCES/, r.text);
+      assert.ok(!existsSync(outside));
+      assert.notEqual(got.net, 'connected', r.text);
+      assert.equal(got.sandbox, mode);
+      // bwrap binds the symlink's target at its path, so /proc/self/exe may name either one.
+      assert.ok([join(node.dir, 'lib', 'node'), join(node.dir, 'bin', 'node')].includes(got.node!), `the node first on PATH (under the temp dir, a symlink) runs it: ${got.node}`);
+    });
+
+    it("the session's own shell files (display.sh, rc files, spilled commands) are read-only inside the sandbox", async () => {
+      const dir = join(h.layout.sessionsDir, rs, 'shell');
+      const tamper = await sh(`for f in ${dir}/*; do [ -f "$f" ] && { echo 'touch ${h.workspace}/tampered' >> "$f" && echo "wrote $f"; }; done; echo x > ${dir}/display.sh && echo wrote-display; true`);
+      assert.doesNotMatch(tamper.out, /wrote/, tamper.text);
+      // A command too long to type is read from a spilled file: it cannot rewrite that file either.
+      const spilled = await sh(`: ${'y'.repeat(5000)}; for f in ${dir}/cmd/*.sh; do echo 'touch ${h.workspace}/tampered' >> "$f" 2>/dev/null && echo wrote-spill; done; echo "spilled $(ls ${dir}/cmd | wc -l)"`);
+      assert.match(spilled.out, /(Read-only file system|Permission denied)[^]*spilled [1-9]\d*$/, spilled.text);
+      assert.doesNotMatch(spilled.out, /wrote-spill/, spilled.text);
+      // display.sh is data: a line of code in it is never run, DISPLAY is taken as a plain value.
+      writeFileSync(join(dir, 'display.sh'), `generation 9999\nset DISPLAY :77\ntouch ${h.workspace}/tampered\n$(touch ${h.workspace}/tampered)\n`);
+      await sh('true'); // the prompt after it reads the file
+      const display = await sh('echo "display=$DISPLAY"');
+      assert.equal(display.out, 'display=:77', display.text);
+      assert.ok(!existsSync(join(h.workspace, 'tampered')), 'nothing written into the shell files ran');
+    });
+
+    it('no process inside can push input into the terminal with TIOCSTI', async () => {
+      // TIOCSTI would queue a line the shell runs after the prompt, never judged by the policy.
+      const push = await sh(`python3 -c "import fcntl, termios; fcntl.ioctl(0, termios.TIOCSTI, b'#')"; echo "rc=$?"`);
+      assert.match(push.out, /Operation not permitted/, push.text);
+      assert.match(push.out, /rc=1$/, push.text);
+      const other = await sh(`python3 -c "import fcntl, termios, struct; print(struct.unpack('hhhh', fcntl.ioctl(0, termios.TIOCGWINSZ, bytes(8)))[0] > 0)"`);
+      assert.equal(other.out, 'True', 'other terminal ioctls still work');
     });
 
     it('`holdfast kill` leaves no process of the session', async () => {

@@ -8,7 +8,8 @@ import { defineServer, readWorkspaceServers, WORKSPACE_MCP_FILE } from './server
 
 /**
  * `holdfast mcp approve <workspace> <name>` (issue 13; docs/extensions.md): records that the user
- * approved the workspace's `.mcp.json` entry `name` exactly as it is now (its sha256). Until then,
+ * approved the workspace's `.mcp.json` entry `name` exactly as it is now (its sha256, with the bytes
+ * of the files it runs: `defineServer`). Until then,
  * and again after the entry changes, the server is listed as `needs_approval` and never started —
  * a cloned repository cannot start a program on this machine by shipping a `.mcp.json`.
  * `workspace` is a registered workspace's name or folder.
@@ -24,7 +25,7 @@ export function approveServer(config: ConfigStore, approvals: McpApprovalsRepo, 
     const names = Object.keys(file.servers);
     throw new HoldfastError('EXTENSION_NOT_FOUND', `${root}/${WORKSPACE_MCP_FILE} defines no server "${name}"; it defines: ${names.join(', ') || '(none)'}`, { retryable: false, details: { servers: names } });
   }
-  const def = defineServer(name, 'workspace', file.servers[name]);
+  const def = defineServer(name, 'workspace', file.servers[name], root);
   if (def.error !== null) throw new HoldfastError('BAD_REQUEST', `server "${name}" in ${root}/${WORKSPACE_MCP_FILE} is invalid (${def.error}); nothing was approved`, { retryable: false });
   const previous = approvals.get(root, name);
   approvals.put({ workspace_root: root, name, entry_sha256: def.entrySha256, approved_at: Date.now() });

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { HoldfastConfig } from '@holdfast/shared/config';
-import { expandVariables, resolveSpec, serverDefinitions } from './server-definitions.js';
+import { defineServer, expandVariables, resolveSpec, serverDefinitions } from './server-definitions.js';
 
 describe('upstream server definitions (issue 13)', () => {
   it('expands ${VAR} and ${VAR:-default} like Claude Code', () => {
@@ -51,5 +51,22 @@ describe('upstream server definitions (issue 13)', () => {
     assert.deepEqual(hs.headers, { Authorization: 'Bearer t1' });
     assert.throws(() => resolveSpec(s!, '/ws', {}), /TOKEN, which is not set/);
     assert.throws(() => resolveSpec(h!, '/ws', { TOKEN: 'x', URL: 'ftp://x' }), /http or https/);
+  });
+
+  it('a workspace entry’s approval hash covers the bytes of the script it runs, not only the entry', () => {
+    const root = mkdtempSync('/tmp/hf-defs-');
+    try {
+      writeFileSync(join(root, 'srv.js'), 'v1');
+      const raw = { command: 'node', args: ['srv.js', '--port', '1'] };
+      const a = defineServer('s', 'workspace', raw, root).entrySha256;
+      assert.equal(defineServer('s', 'workspace', raw, root).entrySha256, a, 'stable');
+      writeFileSync(join(root, 'srv.js'), 'v2');
+      const b = defineServer('s', 'workspace', raw, root).entrySha256;
+      assert.notEqual(b, a, 'editing the script changes the hash');
+      assert.notEqual(defineServer('s', 'workspace', { ...raw, env: { X: '1' } }, root).entrySha256, b, 'so does the env');
+      assert.equal(defineServer('s', 'workspace', { command: 'node', args: ['missing.js'] }, root).entrySha256, defineServer('s', 'config', { command: 'node', args: ['missing.js'] }).entrySha256, 'no file: the entry alone');
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { McpServerEntry, McpServerName, type HoldfastConfig } from '@holdfast/shared/config';
 import { HoldfastError } from '@holdfast/shared/errors';
@@ -17,7 +18,11 @@ export interface ServerDefinition {
   /** The parsed entry, or null when it is invalid (see `error`). */
   entry: McpServerEntry | null;
   error: string | null;
-  /** sha256 of the entry as written (RFC 8785): what an approval is bound to. */
+  /**
+   * What an approval is bound to: sha256 (RFC 8785) of the entry as written and, for a workspace
+   * entry, of the bytes of every file its command and args name ({@link entryFiles}); the entry
+   * alone when it names no file.
+   */
   entrySha256: string;
 }
 
@@ -44,7 +49,7 @@ export function serverDefinitions(config: HoldfastConfig, workspaceRoot: string)
   }
   for (const [name, raw] of Object.entries(file.servers)) {
     if (names.has(name)) continue;
-    out.push(defineServer(name, 'workspace', raw));
+    out.push(defineServer(name, 'workspace', raw, workspaceRoot));
   }
   return out;
 }
@@ -70,15 +75,61 @@ export function readWorkspaceServers(workspaceRoot: string): { servers: Record<s
   return { servers: servers as Record<string, unknown>, error: null };
 }
 
-/** One entry, parsed (an invalid one keeps its `error`). */
-export function defineServer(name: string, source: ServerSource, raw: unknown): ServerDefinition {
-  const entrySha256 = jsonSha256(raw ?? null);
-  const base = { name, source, raw, entrySha256 };
+/** Files up to this size are hashed by content; larger ones (a `node` binary) by identity, bytes. */
+const HASHED_FILE_MAX_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The files a stdio entry runs that an approval covers (issue 13, docs/extensions.md): the
+ * command and each argument that, with `${VAR}` expanded from the daemon's environment and taken
+ * relative to the entry's cwd (default: the workspace root), names an existing regular file — the
+ * script of `node server.js`, a `./bin/server`. A bare command name (`node`, found through PATH)
+ * is not a file of the entry. Each file is hashed by its bytes (up to {@link HASHED_FILE_MAX_BYTES};
+ * larger ones by device, inode, size and mtime), keyed by the argument as written (the hash does
+ * not depend on where the workspace is mounted). Files the script loads in turn are not covered.
+ */
+export function entryFiles(entry: McpServerEntry, workspaceRoot: string): { arg: string; sha256: string }[] {
+  if (entry.command === undefined) return [];
+  const x = (v: string): string => expandVariables(v, process.env, new Set());
+  const base = entry.cwd === undefined ? workspaceRoot : resolveIn(workspaceRoot, x(entry.cwd));
+  const out: { arg: string; sha256: string }[] = [];
+  const seen = new Set<string>();
+  const names = [...(entry.command.includes('/') ? [entry.command] : []), ...entry.args];
+  for (const a of names.slice(0, 16)) {
+    const v = x(a);
+    if (v === '' || v.startsWith('-')) continue;
+    const p = isAbsolute(v) ? v : resolve(base, v);
+    try {
+      const st = statSync(p, { bigint: true });
+      if (!st.isFile() || seen.has(p)) continue;
+      seen.add(p);
+      const sha256 =
+        st.size <= BigInt(HASHED_FILE_MAX_BYTES)
+          ? createHash('sha256').update(readFileSync(p)).digest('hex')
+          : jsonSha256({ dev: String(st.dev), ino: String(st.ino), size: String(st.size), mtimeNs: String(st.mtimeNs) });
+      out.push({ arg: a, sha256 });
+    } catch {
+      // not a file (a flag value, a URL, a missing path)
+    }
+  }
+  return out;
+}
+
+/**
+ * One entry, parsed (an invalid one keeps its `error`). With `workspaceRoot` (a workspace entry)
+ * the hash an approval is bound to covers the files the entry runs ({@link entryFiles}), so
+ * editing the script after approving the server requires approval again.
+ */
+export function defineServer(name: string, source: ServerSource, raw: unknown, workspaceRoot?: string): ServerDefinition {
+  const base = { name, source, raw, entrySha256: jsonSha256(raw ?? null) };
   if (!McpServerName.safeParse(name).success) return { ...base, entry: null, error: `server name "${name}" must be 1-64 letters, digits, _ . or -` };
   const parsed = McpServerEntry.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     return { ...base, entry: null, error: `${issue.path.join('.') || 'entry'}: ${issue.message}` };
+  }
+  if (workspaceRoot !== undefined) {
+    const files = entryFiles(parsed.data, workspaceRoot);
+    if (files.length > 0) base.entrySha256 = jsonSha256({ entry: raw ?? null, files });
   }
   return { ...base, entry: parsed.data, error: null };
 }
@@ -103,7 +154,8 @@ export function expandVariables(text: string, env: NodeJS.ProcessEnv, missing: S
 /**
  * The spec a guardian starts (issue 13): variables expanded from `env`, a relative `cwd` taken from
  * the workspace root (default: the root), the protocol era (`legacy` for stdio, `auto` for HTTP
- * unless `protocol_era` says otherwise) and the spec's hash (a changed spec restarts the server).
+ * unless `protocol_era` says otherwise) and the spec's hash (a changed spec, or for a workspace entry
+ * a changed approval hash, restarts the server).
  * @throws HoldfastError BAD_REQUEST for an invalid entry or unset variables.
  */
 export function resolveSpec(def: ServerDefinition, workspaceRoot: string, env: NodeJS.ProcessEnv): UpstreamSpec {
@@ -135,7 +187,8 @@ export function resolveSpec(def: ServerDefinition, workspaceRoot: string, env: N
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new HoldfastError('BAD_REQUEST', `upstream server "${def.name}": url must be http or https`, { retryable: false });
   }
-  return { ...spec, hash: jsonSha256(spec) };
+  // The approval hash too: a re-approved script (same entry, new bytes) restarts a running server.
+  return { ...spec, hash: jsonSha256(def.source === 'workspace' ? { spec, approved: def.entrySha256 } : spec) };
 }
 
 function resolveIn(root: string, p: string): string {

@@ -54,7 +54,7 @@ export function serverViews(scope: ServerScope, live: UpstreamState[]): ServerVi
     if (def.error !== null) return { ...view, state: 'invalid', problem: def.error };
     if (!isApproved(scope, def)) {
       const changed = scope.approvals.get(scope.workspaceRoot, def.name) !== undefined;
-      return { ...view, state: 'needs_approval', problem: `${changed ? 'its entry changed since it was approved; ' : ''}the user must run \`${approveCommand(scope.workspaceName, def.name)}\`` };
+      return { ...view, state: 'needs_approval', problem: `${changed ? 'its entry (or a file it runs) changed since it was approved; ' : ''}the user must run \`${approveCommand(scope.workspaceName, def.name)}\`` };
     }
     try {
       resolveSpec(def, scope.workspaceRoot, scope.env);
@@ -87,7 +87,7 @@ export function requireServer(scope: ServerScope, name: string): UpstreamSpec {
     const changed = scope.approvals.get(scope.workspaceRoot, name) !== undefined;
     throw new HoldfastError(
       'NEEDS_APPROVAL',
-      `upstream server "${name}" is defined by the workspace's ${WORKSPACE_MCP_FILE}${changed ? ' and its entry changed since it was approved' : ''}; it does not start until the user approves it on this machine with \`${approveCommand(scope.workspaceName, name)}\``,
+      `upstream server "${name}" is defined by the workspace's ${WORKSPACE_MCP_FILE}${changed ? ' and its entry (or a file it runs) changed since it was approved' : ''}; it does not start until the user approves it on this machine with \`${approveCommand(scope.workspaceName, name)}\``,
       { retryable: false, details: { server: name, command: approveCommand(scope.workspaceName, name) } },
     );
   }

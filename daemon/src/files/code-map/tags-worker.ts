@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
+import { readFileBeneath } from '../beneath.js';
 import { join } from 'node:path';
 import { parentPort } from 'node:worker_threads';
 import { CodeMapLimits } from '@holdfast/shared/constants';
@@ -58,7 +59,9 @@ function readSource(root: string, path: string): { source: Source; size: number 
   if (st.size > CodeMapLimits.MAX_FILE_BYTES) return { skipped: 'too_large', size: st.size, key };
   let text: string | null;
   try {
-    text = searchableText(readFileSync(join(root, path)));
+    const bytes = readFileBeneath(root, join(root, path));
+    if (bytes === null) return { skipped: 'unreadable', size: st.size, key };
+    text = searchableText(bytes);
   } catch {
     return { skipped: 'unreadable', size: st.size, key };
   }

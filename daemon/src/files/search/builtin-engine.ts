@@ -18,6 +18,11 @@ export class BuiltinEngine {
     return this.worker.call<SearchOutcome>({ kind: 'search', spec, maxFileBytes, collectMax });
   }
 
+  /** The matches of `paths` found again in the files read without following symlinks (see builtin-worker.ts `verify`). */
+  verify(spec: SearchSpec, paths: string[]): Promise<SearchOutcome> {
+    return this.worker.call<SearchOutcome>({ kind: 'verify', spec, paths });
+  }
+
   /** Lists files in path order, up to `collectMax`. */
   files(spec: FilesSpec, collectMax: number): Promise<FilesOutcome> {
     return this.worker.call<FilesOutcome>({ kind: 'files', spec, collectMax });

@@ -55,7 +55,14 @@ export class SearchService {
     const rg = this.scopeIsFile(spec.root, spec.scope) ? null : this.ripgrep();
     if (rg) {
       const r = await rg.search(spec, FileLimits.SEARCH_MAX_FILE_BYTES, FileLimits.SEARCH_COLLECT_MAX, signal);
-      if (r) return r;
+      if (r) {
+        // ripgrep opens by path: its matches are checked against the files read without
+        // following symlinks (a folder swapped for one during its walk led it outside).
+        const paths = [...new Set(r.matches.map((m) => m.path))];
+        // The lines shown are the ones read safely (same path order, same format as ripgrep's).
+        const again = await this.builtin.verify(spec, paths);
+        return { ...r, matches: again.matches };
+      }
     }
     return this.builtin.search(spec, FileLimits.SEARCH_MAX_FILE_BYTES, FileLimits.SEARCH_COLLECT_MAX);
   }

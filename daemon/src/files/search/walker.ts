@@ -1,5 +1,6 @@
-import { readdirSync, statSync, type Dirent } from 'node:fs';
+import { lstatSync, readdirSync, statSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
+import { openDirBeneath, type DirHandle } from '../beneath.js';
 import { GlobFilter } from './glob-filter.js';
 import { framesAbove, isIgnored, loadIgnoreRules, type IgnoreFrame } from './ignore-rules.js';
 import { comparePaths } from './path-order.js';
@@ -26,6 +27,10 @@ function denied(deny: readonly RegExp[], rel: string): boolean {
  * hidden files included, `.git` folders skipped, `.gitignore`/`.ignore`/`.rgignore` of every folder
  * from the workspace root down respected, symlinks not followed, files over `maxFileBytes` skipped,
  * policy-denied paths pruned. Yields workspace-relative paths; stop early by returning from the loop.
+ *
+ * Each folder is opened from the root without following a symlink at any step (`openDirBeneath`)
+ * and listed through that descriptor, so a folder swapped for a symlink during the walk is skipped,
+ * never listed through (docs/security.md). Callers read the files with `readFileBeneath`.
  */
 export function* walkFiles(o: WalkOptions): Generator<string> {
   const globs = new GlobFilter(o.include, o.exclude);
@@ -48,14 +53,35 @@ export function* walkFiles(o: WalkOptions): Generator<string> {
 
 function* walkDir(o: WalkOptions, globs: GlobFilter, frames: IgnoreFrame[], dir: string, scopePrefix: string): Generator<string> {
   const abs = dir === '' ? o.root : join(o.root, dir);
-  const own = loadIgnoreRules(abs);
-  const here = own ? [...frames, { dir, rules: own }] : frames;
-  let entries: Dirent[];
+  let h: DirHandle;
   try {
-    entries = readdirSync(abs, { withFileTypes: true });
+    h = openDirBeneath(o.root, abs);
   } catch {
+    return; // gone, or swapped for a symlink or a file since its parent was listed
+  }
+  let entries: Dirent[];
+  let own: ReturnType<typeof loadIgnoreRules>;
+  try {
+    // Listed through the descriptor: the folder that was opened, wherever it is now.
+    own = loadIgnoreRules(`/proc/self/fd/${h.fd}`);
+    entries = readdirSync(`/proc/self/fd/${h.fd}`, { withFileTypes: true });
+  } catch {
+    h.close();
     return;
   }
+  const here = own ? [...frames, { dir, rules: own }] : frames;
+  const sizes = new Map<string, number>();
+  if (Number.isFinite(o.maxFileBytes)) {
+    for (const e of entries) {
+      if (!e.isFile()) continue;
+      try {
+        sizes.set(e.name, lstatSync(h.entry(e.name)).size);
+      } catch {
+        // gone
+      }
+    }
+  }
+  h.close();
   const names = entries.map((e) => e.name).sort((a, b) => comparePaths(a, b));
   const byName = new Map(entries.map((e) => [e.name, e]));
   for (const name of names) {
@@ -69,11 +95,8 @@ function* walkDir(o: WalkOptions, globs: GlobFilter, frames: IgnoreFrame[], dir:
     } else if (e.isFile()) {
       if (denied(o.deny, rel) || isIgnored(here, rel, false) || !globs.allowsFile(inScope, false)) continue;
       if (Number.isFinite(o.maxFileBytes)) {
-        try {
-          if (statSync(join(abs, name)).size > o.maxFileBytes) continue;
-        } catch {
-          continue;
-        }
+        const size = sizes.get(name);
+        if (size === undefined || size > o.maxFileBytes) continue;
       }
       yield rel;
     }
