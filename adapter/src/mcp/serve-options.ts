@@ -59,6 +59,8 @@ export interface ResolvedServe {
   panel: { mode: PanelModeSetting; terminal: boolean };
   /** The stdio principal (the machine owner). */
   stdioPrincipal: Principal;
+  /** Largest stdio message (one line), bytes: `--max-body-bytes`, else `limits.max_body_bytes` (else -32600). */
+  maxMessageBytes: number;
   /** HTTP settings (mode `http` only). */
   http: HttpServeConfig | null;
   /** The token file in use and whether it was generated now (bearer auth without a principals file). */
@@ -130,8 +132,10 @@ export function resolveServe(flags: ServeFlags, config: HoldfastConfig, layout: 
   const owner = makePrincipal(PrincipalNames.OWNER, defaultTools, null);
   const panel = { mode: flags.panel ?? config.desktop.panel.mode, terminal: hasTerminal() };
 
+  const maxMessageBytes = flags.maxBodyBytes ?? config.limits.max_body_bytes;
+  if (!Number.isInteger(maxMessageBytes) || maxMessageBytes < 1) throw new HoldfastError('BAD_REQUEST', `maxBodyBytes must be a positive integer (got ${maxMessageBytes})`);
   if (mode === 'stdio') {
-    return { mode, defaultTools, affinity, requestTimeoutMs, panel, stdioPrincipal: owner, http: null, tokenFile: null, warnings };
+    return { mode, defaultTools, affinity, requestTimeoutMs, panel, stdioPrincipal: owner, maxMessageBytes, http: null, tokenFile: null, warnings };
   }
 
   const { host, port } = parseBind(flags.bind ?? '', { host: config.listen.bind, port: config.listen.port });
@@ -209,6 +213,7 @@ export function resolveServe(flags: ServeFlags, config: HoldfastConfig, layout: 
     panel,
     requestTimeoutMs,
     stdioPrincipal: owner,
+    maxMessageBytes,
     http: { host, port, allowedHosts, auth, oauth, ...limits },
     tokenFile,
     warnings,
