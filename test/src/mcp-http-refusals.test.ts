@@ -108,6 +108,27 @@ describe('HTTP refusals on a running adapter (DESIGN §6.2)', () => {
     assert.equal(streamed, 413);
   });
 
+  it('a body that starts with a UTF-8 BOM and holds a batch is refused like any batch (400, -32600), either era', async () => {
+    const BOM = '\uFEFF';
+    const batch = JSON.stringify([JSON.parse(initializeBody(1)) as unknown, JSON.parse(TOOLS_LIST_LEGACY) as unknown]);
+    const modern = modernRequest(token, 9, 'tools/list');
+    for (const [era, headers, body] of [
+      ['2025', legacyHeaders(token), BOM + batch],
+      ['2026', modern.headers, BOM + JSON.stringify([JSON.parse(modern.body) as unknown, JSON.parse(modern.body) as unknown])],
+      ['2025, BOM and whitespace', legacyHeaders(token), `${BOM} \n ${batch}`],
+    ] as const) {
+      const r = await rawRequest(a.url, { headers, body: Buffer.from(body, 'utf8') });
+      assert.equal(r.status, 400, `${era}: ${r.status} ${r.body}`);
+      const [msg] = rpcMessages(r);
+      assert.equal((msg!.error as { code: number }).code, -32600, era);
+      assert.match((msg!.error as { message: string }).message, /batch/, era);
+      assert.doesNotMatch(r.body, /"result"/, `${era}: no call of the batch was answered`);
+    }
+    // A BOM before one message is read the way the SDK reads it (the BOM dropped): it is served.
+    const one = await rawRequest(a.url, { headers: legacyHeaders(token), body: BOM + TOOLS_LIST_LEGACY });
+    assert.equal(one.status, 200, one.body);
+  });
+
   it('404 for another path, 405 for another method', async () => {
     const p = await rawRequest(a.url, { path: '/sse', method: 'GET', headers: { authorization: `Bearer ${token}` } });
     assert.equal(p.status, 404);

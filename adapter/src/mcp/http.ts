@@ -13,6 +13,9 @@ import type { Principal } from './principals.js';
 import { clientAddress, requestAuthenticator, type AuthMode } from './request-auth.js';
 import { buildServer, httpPrincipal, type ServerDeps } from './server-factory.js';
 
+/** UTF-8 with the BOM removed, as the Fetch standard decodes a JSON body. */
+const UTF8 = new TextDecoder('utf-8');
+
 /**
  * The Streamable HTTP endpoint `/mcp` (DESIGN §6.1, §6.2). Every request passes, in order:
  * Host/Origin (403) → path (404) → method (405) → bearer auth (401, answered after ≥ 100 ms;
@@ -130,7 +133,11 @@ export async function startHttpServer(
       }
       return null;
     }
-    const text = body.body.toString('utf8');
+    // Decoded as the SDK's fetch-style `request.json()` would (WHATWG "UTF-8 decode" drops one
+    // leading BOM): what the limits judge (a batch!) is exactly what the SDK would parse. A plain
+    // `toString` kept the BOM, JSON.parse failed, and the raw text went on to the SDK, which read
+    // the batch past the BOM (docs/http-security.md, "Batches").
+    const text = UTF8.decode(body.body);
     try {
       return { parsedBody: JSON.parse(text) as unknown, held: body.held };
     } catch {
