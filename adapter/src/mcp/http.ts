@@ -5,7 +5,7 @@ import { AuthConstants, HttpConstants, ReadDeadlines } from './constants.js';
 import type { OAuthBackend } from '../oauth/backend.js';
 import type { OAuthFront } from '../oauth/front.js';
 import type { OAuthSettings } from '../oauth/settings.js';
-import { HostOriginGuard } from './host-origin.js';
+import { HostOriginGuard, requestPath } from './host-origin.js';
 import { LegacySessions } from './legacy-sessions.js';
 import { batchRefusal, BodyBudget, bodyBehindDeadline, ConcurrencyGate, RateLimiter, rateBucket } from './limits.js';
 import { readBody, rpcErrorBody, sendJson, toWebRequest, writeWebResponse } from './node-bridge.js';
@@ -195,7 +195,9 @@ export async function startHttpServer(
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = req.url ?? '/';
+    const target = requestPath(req.url ?? '/', guard.allowed);
+    if (!target.ok) return sendJson(res, target.status, rpcErrorBody(target.message), { connection: 'close' });
+    const url = target.path;
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
     const search = q < 0 ? '' : url.slice(q);

@@ -154,7 +154,8 @@ export function resolveServe(flags: ServeFlags, config: HoldfastConfig, layout: 
   }
   const allowedHosts = [...config.listen.allowed_hosts, ...(flags.allowedHost ?? [])];
   // Clients that reach a specific non-loopback address send it as Host.
-  if (!loopback && host !== '0.0.0.0' && host !== '::') allowedHosts.push(isIPv6(host) ? `[${host}]` : host);
+  // The bound address itself (a loopback bind other than 127.0.0.1, e.g. 127.0.0.2 or ::1, too).
+  if (host !== '0.0.0.0' && host !== '::') allowedHosts.push(isIPv6(host) ? `[${host}]` : host);
   const limits = {
     maxBodyBytes: flags.maxBodyBytes ?? config.limits.max_body_bytes,
     maxInflightBodyBytes: flags.maxInflightBodyBytes ?? config.limits.max_inflight_body_bytes,
