@@ -86,6 +86,8 @@ interface Foreground {
   started: boolean;
   /** Files holding a long command (removed when it finishes). */
   spillFiles: string[];
+  /** The PTY log's lost bytes when the command was typed (a full disk; docs/sessions.md). */
+  lostAtStart?: number;
   /** Pipes handing secret values to the command (removed when it finishes; issue 12). */
   handoff?: SecretHandoff;
   /**
@@ -246,18 +248,31 @@ export class CommandRunner {
           mkdirSync(this.d.spillDir, { recursive: true, mode: 0o700 });
           const file = join(this.d.spillDir, `${++this.spillCount}.sh`);
           fg.spillFiles.push(file);
-          writeFileSync(file, text, { mode: 0o600 });
+          try {
+            writeFileSync(file, text, { mode: 0o600 });
+          } catch (err) {
+            rmSync(file, { force: true });
+            throw err;
+          }
           return file;
         },
         display,
       );
     } catch (err) {
-      log(`cannot write the command file: ${(err as Error).message}`);
-      fg.handoff?.dispose();
-      this.finish(fg, null, this.d.log.end, 'shell_not_ready');
-      return 'gone';
+      // A long command could not be spilled to a file (a full disk): type it inline instead
+      // (slower for readline, but it runs). Anything else still fails the command.
+      const code = (err as NodeJS.ErrnoException).code;
+      const full = code === 'ENOSPC' || code === 'EDQUOT';
+      log(`cannot write the command file: ${(err as Error).message}${full ? ' (typing it inline)' : ''}`);
+      if (!full || fg.handoff) {
+        fg.handoff?.dispose();
+        this.finish(fg, null, this.d.log.end, 'shell_not_ready');
+        return 'gone';
+      }
+      line = commandLine(command, undefined, display);
     }
     fg.rec.outputStart = this.d.log.end;
+    fg.lostAtStart = this.d.log.lostBytes;
     fg.typed = true;
     this.d.sanity.noteCommand(display);
     delete fg.rec.queued;
@@ -454,6 +469,8 @@ export class CommandRunner {
     if (exitCode !== null) rec.exitCode = exitCode;
     if (notStarted !== undefined) rec.notStarted = notStarted;
     rec.outputEnd = notStarted !== undefined ? rec.outputStart : Math.max(outputEnd, rec.outputStart);
+    const lost = fg.lostAtStart === undefined ? 0 : this.d.log.lostBytes - fg.lostAtStart;
+    if (lost > 0) rec.outputNotSaved = lost;
     delete rec.awaitingInput;
     delete rec.queued;
     // Where the shell is now: the daemon judges the next command's relative paths against it.

@@ -87,7 +87,9 @@ export class Session {
     mkdirSync(spec.sessionDir, { recursive: true, mode: 0o700 });
     const writeFiles = (): IntegrationFiles => writeIntegrationFiles(join(spec.sessionDir, 'shell'), this.nonce);
     const files = writeFiles();
-    this.ptyLog = new SegmentLog(join(spec.sessionDir, 'pty'), OutputLimits.PTY_LOG_SEGMENT_BYTES, OutputLimits.PTY_LOG_SEGMENTS);
+    this.ptyLog = new SegmentLog(join(spec.sessionDir, 'pty'), OutputLimits.PTY_LOG_SEGMENT_BYTES, OutputLimits.PTY_LOG_SEGMENTS, (err) =>
+      log(`cannot write the PTY log (${err.code ?? err.message}); output is dropped until space is back`),
+    );
     const baseEnv: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined) baseEnv[k] = v;
     Object.assign(baseEnv, spec.env, { PAGER: 'cat', GIT_PAGER: 'cat' }, sandboxEnv(spec.sandbox));

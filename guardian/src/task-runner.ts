@@ -94,8 +94,9 @@ export class TaskRunner {
         details: { argv, cwd },
       });
     }
-    const stdout = new SegmentLog(join(dir, 'stdout'), TaskLimits.TASK_LOG_SEGMENT_BYTES, TaskLimits.TASK_LOG_SEGMENTS);
-    const stderr = new SegmentLog(join(dir, 'stderr'), TaskLimits.TASK_LOG_SEGMENT_BYTES, TaskLimits.TASK_LOG_SEGMENTS);
+    const writeError = (err: NodeJS.ErrnoException): void => log(`task ${p.id}: cannot write its output log (${err.code ?? err.message}); output is dropped until space is back`);
+    const stdout = new SegmentLog(join(dir, 'stdout'), TaskLimits.TASK_LOG_SEGMENT_BYTES, TaskLimits.TASK_LOG_SEGMENTS, writeError);
+    const stderr = new SegmentLog(join(dir, 'stderr'), TaskLimits.TASK_LOG_SEGMENT_BYTES, TaskLimits.TASK_LOG_SEGMENTS, writeError);
     const rec: TaskRecord = {
       kind: 'task',
       id: p.id,
@@ -137,6 +138,8 @@ export class TaskRunner {
       rec.endedAt = Date.now();
       rec.exitCode = exitInfo.code;
       rec.signal = exitInfo.signal;
+      const lost = stdout.lostBytes + stderr.lostBytes;
+      if (lost > 0) rec.outputNotSaved = lost;
       task.child = null;
       log(`task ${p.id} exited code ${exitInfo.code} signal ${exitInfo.signal}`);
       this.trim();

@@ -52,6 +52,36 @@ describe('HTTP refusals on a running adapter (DESIGN §6.2)', () => {
     assert.match(r.body, /Host/);
   });
 
+  it('403 for a foreign, malformed or missing Host on every route (metadata, OAuth, unknown paths, any method), and for an absolute-form target naming another host', async () => {
+    const port = new URL(a.url).port;
+    const paths = ['/mcp', '/', '/nope', '/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-authorization-server', '/.well-known/openid-configuration', '/oauth/token', '/oauth/register', '/oauth/auth'];
+    const hosts = ['evil.example.com', `evil.example.com:${port}`, `127.0.0.1.evil.example.com:${port}`, `localhost/evil:${port}`, `localhost\\@evil.example.com`, `localhost:${port}@evil.example.com`];
+    for (const path of paths) {
+      for (const method of ['GET', 'POST', 'OPTIONS', 'DELETE']) {
+        for (const host of hosts) {
+          const r = await rawRequest(a.url, { path, method, headers: legacyHeaders(token, { host }), ...(method === 'POST' ? { body: TOOLS_LIST_LEGACY } : {}) });
+          assert.equal(r.status, 403, `${method} ${path} Host ${host}: ${r.status} ${r.body.slice(0, 200)}`);
+        }
+      }
+    }
+    // An absolute-form request target names the host the request is for (RFC 9112 §3.2.2).
+    const absolute = await rawRequest(a.url, { path: 'http://evil.example.com/mcp', headers: legacyHeaders(token), body: TOOLS_LIST_LEGACY });
+    assert.equal(absolute.status, 403, absolute.body);
+    const own = await rawRequest(a.url, { path: `http://127.0.0.1:${port}/mcp`, headers: legacyHeaders(token), body: TOOLS_LIST_LEGACY });
+    assert.equal(own.status, 200, own.body);
+    // No Host at all (HTTP/1.0 over a raw socket).
+    const { connect } = await import('node:net');
+    const noHost = await new Promise<string>((resolve, reject) => {
+      const sock = connect({ host: '127.0.0.1', port: Number(port) });
+      let text = '';
+      sock.on('data', (d: Buffer) => (text += d.toString('latin1')));
+      sock.on('end', () => resolve(text));
+      sock.on('error', reject);
+      sock.write(`GET /.well-known/oauth-protected-resource HTTP/1.0\r\nAuthorization: Bearer ${token}\r\n\r\n`);
+    });
+    assert.match(noHost, /^HTTP\/1\.[01] 403/, noHost.slice(0, 200));
+  });
+
   it('403 for a bad Origin with a good Host, even with a valid token', async () => {
     const r = await rawRequest(a.url, { headers: legacyHeaders(token, { origin: 'http://evil.example.com' }), body: TOOLS_LIST_LEGACY });
     assert.equal(r.status, 403);
@@ -106,6 +136,27 @@ describe('HTTP refusals on a running adapter (DESIGN §6.2)', () => {
       req.end(big.slice(3000));
     });
     assert.equal(streamed, 413);
+  });
+
+  it('a body that starts with a UTF-8 BOM and holds a batch is refused like any batch (400, -32600), either era', async () => {
+    const BOM = '\uFEFF';
+    const batch = JSON.stringify([JSON.parse(initializeBody(1)) as unknown, JSON.parse(TOOLS_LIST_LEGACY) as unknown]);
+    const modern = modernRequest(token, 9, 'tools/list');
+    for (const [era, headers, body] of [
+      ['2025', legacyHeaders(token), BOM + batch],
+      ['2026', modern.headers, BOM + JSON.stringify([JSON.parse(modern.body) as unknown, JSON.parse(modern.body) as unknown])],
+      ['2025, BOM and whitespace', legacyHeaders(token), `${BOM} \n ${batch}`],
+    ] as const) {
+      const r = await rawRequest(a.url, { headers, body: Buffer.from(body, 'utf8') });
+      assert.equal(r.status, 400, `${era}: ${r.status} ${r.body}`);
+      const [msg] = rpcMessages(r);
+      assert.equal((msg!.error as { code: number }).code, -32600, era);
+      assert.match((msg!.error as { message: string }).message, /batch/, era);
+      assert.doesNotMatch(r.body, /"result"/, `${era}: no call of the batch was answered`);
+    }
+    // A BOM before one message is read the way the SDK reads it (the BOM dropped): it is served.
+    const one = await rawRequest(a.url, { headers: legacyHeaders(token), body: BOM + TOOLS_LIST_LEGACY });
+    assert.equal(one.status, 200, one.body);
   });
 
   it('404 for another path, 405 for another method', async () => {

@@ -51,3 +51,37 @@ describe('quota with reclaim (DESIGN §4.3)', () => {
     assert.deepEqual(err.details, { live: 2, max_live: 2, busy: 0, idle_executed: 2, never_executed: 0 });
   });
 });
+
+describe('per-principal live-session quota (sessions.max_live_per_principal)', () => {
+  const h = new TestHome({ sessions: { max_live: 4, max_live_per_principal: 2 } });
+  before(() => h.startDaemon());
+  after(() => h.cleanup());
+
+  it('one principal cannot take every session: at its limit its own never-used session is reclaimed, then it is refused with the limit named; others still open', async () => {
+    const c = h.client();
+    const open = (principal: string) => c.call('session.open', { principal, workspace: 'ws', affinity: 'thread' });
+    const refused = (principal: string) =>
+      open(principal).then(
+        () => null,
+        (e: unknown) => e as { code: string; message: string; details?: Record<string, unknown> },
+      );
+    const g1 = await open('greedy');
+    await c.call('session.exec', { id: g1.session.remote_session_id, command: 'true', wait_ms: 10_000 });
+    const g2 = await open('greedy'); // never executed
+    // At its limit: its own never-executed session makes room.
+    const g3 = await open('greedy');
+    assert.equal(g3.created, true);
+    assert.equal((await c.call('session.get', { id: g2.session.remote_session_id })).session.end_reason, 'reclaimed');
+    await c.call('session.exec', { id: g3.session.remote_session_id, command: 'true', wait_ms: 10_000 });
+    const err = await refused('greedy');
+    assert.ok(err, 'a third live session of one principal must be refused while the daemon has room');
+    assert.equal(err.code, 'QUOTA_EXCEEDED');
+    assert.match(err.message, /max_live_per_principal = 2/);
+    assert.equal(err.details?.max_live_per_principal, 2);
+    assert.equal(err.details?.live_for_principal, 2);
+    // The rest of the daemon's capacity is still there for someone else.
+    const other = await open('modest');
+    assert.equal(other.created, true);
+    assert.equal((await c.call('session.get', { id: g1.session.remote_session_id })).session.state, 'running');
+  });
+});

@@ -115,7 +115,8 @@ describe('secrets (issue 12)', () => {
       const st = await callTool(client, 'execute', { action: 'attach', remote_session_id: rs, execution_task_id: task, yield_time_ms: 5000 });
       return st.env.status === 'accepted' ? null : st;
     });
-    assert.match(done.text, /bg-\[secret:API_KEY\]/);
+    // The start result may already show the output of a quick task (attach then shows only what is new).
+    assert.match(bg.text + done.text, /bg-\[secret:API_KEY\]/);
     const taskDir = join(guardianPaths(h.layout, rs).tasksDir, task);
     assert.equal(logText(join(taskDir, 'stdout')), `bg-${MARK}\n`, 'the task log files');
     assert.equal(logText(join(taskDir, 'stderr')), `err-${MARK}\n`);
@@ -130,6 +131,32 @@ describe('secrets (issue 12)', () => {
     assert.ok(audit.some((a) => a.event === 'execute.run' && JSON.stringify(a.secrets) === '["API_KEY"]'));
     assert.ok(audit.some((a) => a.event === 'secret.provided' && a.name === 'API_KEY' && a.via === 'cli'));
     assert.deepEqual(filesContaining(h.home, value), [], 'no file under HOLDFAST_HOME holds the value');
+  });
+
+  it('a value printed with SGR codes between its bytes, slowly, is [secret:API_KEY] in the result, the logs, attach and observe', async () => {
+    // Colour codes and a cursor move inside the value, the second half 100 ms later (another chunk).
+    const cmd = `printf 'sgr:%s\\033[1;31m%s\\033[0m' "\${API_KEY:0:4}" "\${API_KEY:4:3}"; sleep 0.1; printf '\\033[2C%s:end\\n' "\${API_KEY:7}"`;
+    const fg = await run(cmd);
+    assert.equal(fg.isError, false, fg.text);
+    assert.match(String((fg.env.data as { output: string }).output), /sgr:\[secret:API_KEY\]/, fg.text);
+    assert.doesNotMatch(JSON.stringify(fg), new RegExp(value.slice(4)));
+    const bg = await run(cmd, { background: true });
+    const task = bg.env.context.execution_task_id!;
+    const done = await pollUntil('the task to end', async () => {
+      const st = await callTool(client, 'execute', { action: 'attach', remote_session_id: rs, execution_task_id: task, yield_time_ms: 5000 });
+      return st.env.status === 'accepted' ? null : st;
+    });
+    // The start result may already show the output of a quick task (attach then shows only what is new).
+    assert.match(bg.text + done.text, /sgr:\[secret:API_KEY\]/);
+    assert.doesNotMatch(bg.text + done.text, new RegExp(value.slice(4)));
+    const taskDir = join(guardianPaths(h.layout, rs).tasksDir, task);
+    assert.equal(logText(join(taskDir, 'stdout')), `sgr:${MARK}:end\n`, 'the task log file');
+    await pollUntil('the observe stream to show the output', () => observed.includes(`sgr:${MARK}`), 15_000);
+    const stripped = (t: string): string => t.replace(/\x1b\[[0-?]*[ -/]*[@-~]/g, '').replace(/\\u001b\[[0-?]*[ -/]*[@-~]/g, '');
+    for (const [where, t] of [['observe', observed], ['pty log', logText(join(guardianPaths(h.layout, rs).sessionDir, 'pty'))]] as const) {
+      assert.equal(stripped(t).includes(value), false, where);
+      assert.equal(t.includes(value.slice(0, 4) + '\x1b[1;31m' + value.slice(4, 7)), false, where);
+    }
   });
 
   it('the secret survives restart-daemon and ends with the session', async () => {

@@ -105,3 +105,58 @@ describe('a full disk under the state (issue 18)', { skip: canMount() ? false : 
     assert.equal(ok.env.data.files[0].changed, true);
   });
 });
+
+/**
+ * The same for a session's own logs: `sessions/` is a 4 MiB tmpfs filled to the last byte. A
+ * command's output cannot be written to its log (ENOSPC): the command still completes with its
+ * exit code and a note that its output was not saved; a background task likewise; a long command
+ * (normally spilled to a file) still runs; once space is back the session's output is saved again.
+ */
+describe('a full disk under the session logs', { skip: canMount() ? false : 'needs root to mount a tmpfs' }, () => {
+  const h = new TestHome();
+  const sessions = h.layout.sessionsDir;
+  let call: (tool: string, args: Record<string, unknown>) => Promise<ToolReply>;
+  let rs = '';
+  before(async () => {
+    mountTmpfs(sessions, 4);
+    await h.startDaemon();
+    const c = h.client();
+    call = toolCaller(c, 'p', FILE_TOOLS);
+    rs = await openSession(c);
+    const warm = await call('execute', { remote_session_id: rs, command: 'echo warm', yield_time_ms: 20_000 });
+    assert.equal(warm.env.status, 'succeeded', warm.text);
+  });
+  after(async () => {
+    unmount(sessions);
+    await h.cleanup();
+  });
+
+  it('commands and tasks keep running with a note that their output was not saved; the session recovers when space is back', async () => {
+    const filler = fill(join(sessions, 'filler'));
+    const x = await call('execute', { remote_session_id: rs, command: 'seq 1 20000; echo done-$((40+2)); exit_code_probe=7; (exit 3)', yield_time_ms: 20_000 });
+    assert.notEqual(x.env.status, 'failed', x.text);
+    assert.equal(x.env.data.exit_code, 3, x.text);
+    assert.match(x.text, /bytes of this command's output were not saved/);
+    assert.ok(Number(x.env.hints.output_not_saved_bytes) > 0, JSON.stringify(x.env.hints));
+
+    const bg = await call('execute', { remote_session_id: rs, command: 'seq 1 20000', background: true, yield_time_ms: 20_000 });
+    const task = bg.env.context.execution_task_id!;
+    const done = await pollUntil('the task to end', async () => {
+      const st = await call('execute', { action: 'attach', remote_session_id: rs, execution_task_id: task, yield_time_ms: 5000 });
+      return st.env.status === 'accepted' ? null : st;
+    }, 30_000);
+    assert.match(done.text, /not saved/, done.text);
+
+    // A command longer than the inline limit is normally written to a file first: it still runs.
+    const long = await call('execute', { remote_session_id: rs, command: `: ${'x'.repeat(6000)}; echo long-ran`, yield_time_ms: 20_000 });
+    assert.notEqual(long.env.status, 'failed', long.text);
+    assert.equal(long.env.data.exit_code, 0, long.text);
+
+    rmSync(filler, { force: true });
+    rmSync(`${filler}.tail`, { force: true });
+    const back = await call('execute', { remote_session_id: rs, command: 'echo space-is-back', yield_time_ms: 20_000 });
+    assert.equal(back.env.status, 'succeeded', back.text);
+    assert.match(String(back.env.data.output), /space-is-back/);
+    assert.doesNotMatch(back.text, /not saved/);
+  });
+});

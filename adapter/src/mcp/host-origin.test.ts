@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { HostOriginGuard, normalizeAllowedHost } from './host-origin.js';
+import { HostOriginGuard, normalizeAllowedHost, requestPath } from './host-origin.js';
 
 describe('HostOriginGuard (DNS rebinding, DESIGN §6.2)', () => {
   const g = new HostOriginGuard(['MCP.Example.com:443', 'https://other.example']);
@@ -23,5 +23,14 @@ describe('HostOriginGuard (DNS rebinding, DESIGN §6.2)', () => {
     assert.equal(normalizeAllowedHost('::1'), '[::1]');
     assert.equal(normalizeAllowedHost('[fe80::1]:80'), '[fe80::1]');
     assert.equal(normalizeAllowedHost('https://a.b/c'), 'a.b');
+  });
+  it('refuses a Host that is not uri-host[:port] even when the URL parser would read localhost in it', () => {
+    for (const host of ['localhost/evil', 'localhost\\@evil.example', 'localhost:1@evil.example', 'localhost?x', 'local host', '']) assert.equal(g.check({ host }).ok, false, host);
+  });
+
+  it('holds an absolute-form request target to the same hosts', () => {
+    assert.deepEqual(requestPath('/mcp?x=1', g.allowed), { ok: true, path: '/mcp?x=1' });
+    assert.deepEqual(requestPath('http://127.0.0.1:8000/mcp?x=1', g.allowed), { ok: true, path: '/mcp?x=1' });
+    for (const t of ['http://evil.example/mcp', '*', 'evil.example:443', 'http://u:p@localhost/mcp', 'ftp://localhost/mcp']) assert.equal(requestPath(t, g.allowed).ok, false, t);
   });
 });

@@ -5,13 +5,16 @@ import { AuthConstants, HttpConstants, ReadDeadlines } from './constants.js';
 import type { OAuthBackend } from '../oauth/backend.js';
 import type { OAuthFront } from '../oauth/front.js';
 import type { OAuthSettings } from '../oauth/settings.js';
-import { HostOriginGuard } from './host-origin.js';
+import { HostOriginGuard, requestPath } from './host-origin.js';
 import { LegacySessions } from './legacy-sessions.js';
 import { batchRefusal, BodyBudget, bodyBehindDeadline, ConcurrencyGate, RateLimiter, rateBucket } from './limits.js';
 import { readBody, rpcErrorBody, sendJson, toWebRequest, writeWebResponse } from './node-bridge.js';
 import type { Principal } from './principals.js';
 import { clientAddress, requestAuthenticator, type AuthMode } from './request-auth.js';
 import { buildServer, httpPrincipal, type ServerDeps } from './server-factory.js';
+
+/** UTF-8 with the BOM removed, as the Fetch standard decodes a JSON body. */
+const UTF8 = new TextDecoder('utf-8');
 
 /**
  * The Streamable HTTP endpoint `/mcp` (DESIGN §6.1, §6.2). Every request passes, in order:
@@ -130,7 +133,11 @@ export async function startHttpServer(
       }
       return null;
     }
-    const text = body.body.toString('utf8');
+    // Decoded as the SDK's fetch-style `request.json()` would (WHATWG "UTF-8 decode" drops one
+    // leading BOM): what the limits judge (a batch!) is exactly what the SDK would parse. A plain
+    // `toString` kept the BOM, JSON.parse failed, and the raw text went on to the SDK, which read
+    // the batch past the BOM (docs/http-security.md, "Batches").
+    const text = UTF8.decode(body.body);
     try {
       return { parsedBody: JSON.parse(text) as unknown, held: body.held };
     } catch {
@@ -188,7 +195,9 @@ export async function startHttpServer(
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = req.url ?? '/';
+    const target = requestPath(req.url ?? '/', guard.allowed);
+    if (!target.ok) return sendJson(res, target.status, rpcErrorBody(target.message), { connection: 'close' });
+    const url = target.path;
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
     const search = q < 0 ? '' : url.slice(q);

@@ -85,7 +85,7 @@ export async function startServe(
     if (resolved.mode === 'http') {
       http = await startHttpServer(resolved.http!, deps, log, client ? { backend: client, onFront: (f) => (oauthFront = f) } : undefined);
     } else {
-      stdio = startStdio(deps, resolved.stdioPrincipal, log);
+      stdio = startStdio(deps, resolved.stdioPrincipal, log, resolved.maxMessageBytes);
       ended = stdio.ended;
     }
   } catch (err) {

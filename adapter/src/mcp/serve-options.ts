@@ -59,6 +59,8 @@ export interface ResolvedServe {
   panel: { mode: PanelModeSetting; terminal: boolean };
   /** The stdio principal (the machine owner). */
   stdioPrincipal: Principal;
+  /** Largest stdio message (one line), bytes: `--max-body-bytes`, else `limits.max_body_bytes` (else -32600). */
+  maxMessageBytes: number;
   /** HTTP settings (mode `http` only). */
   http: HttpServeConfig | null;
   /** The token file in use and whether it was generated now (bearer auth without a principals file). */
@@ -133,8 +135,10 @@ export function resolveServe(flags: ServeFlags, config: HoldfastConfig, layout: 
   const owner = makePrincipal(PrincipalNames.OWNER, defaultTools, null);
   const panel = { mode: flags.panel ?? config.desktop.panel.mode, terminal: hasTerminal() };
 
+  const maxMessageBytes = flags.maxBodyBytes ?? config.limits.max_body_bytes;
+  if (!Number.isInteger(maxMessageBytes) || maxMessageBytes < 1) throw new HoldfastError('BAD_REQUEST', `maxBodyBytes must be a positive integer (got ${maxMessageBytes})`);
   if (mode === 'stdio') {
-    return { mode, defaultTools, affinity, requestTimeoutMs, panel, stdioPrincipal: owner, http: null, tokenFile: null, warnings };
+    return { mode, defaultTools, affinity, requestTimeoutMs, panel, stdioPrincipal: owner, maxMessageBytes, http: null, tokenFile: null, warnings };
   }
 
   const { host, port } = parseBind(flags.bind ?? '', { host: config.listen.bind, port: config.listen.port });
@@ -153,7 +157,8 @@ export function resolveServe(flags: ServeFlags, config: HoldfastConfig, layout: 
   }
   const allowedHosts = [...config.listen.allowed_hosts, ...(flags.allowedHost ?? [])];
   // Clients that reach a specific non-loopback address send it as Host.
-  if (!loopback && host !== '0.0.0.0' && host !== '::') allowedHosts.push(isIPv6(host) ? `[${host}]` : host);
+  // The bound address itself (a loopback bind other than 127.0.0.1, e.g. 127.0.0.2 or ::1, too).
+  if (host !== '0.0.0.0' && host !== '::') allowedHosts.push(isIPv6(host) ? `[${host}]` : host);
   const limits = {
     maxBodyBytes: flags.maxBodyBytes ?? config.limits.max_body_bytes,
     maxInflightBodyBytes: flags.maxInflightBodyBytes ?? config.limits.max_inflight_body_bytes,
@@ -216,6 +221,7 @@ export function resolveServe(flags: ServeFlags, config: HoldfastConfig, layout: 
     panel,
     requestTimeoutMs,
     stdioPrincipal: owner,
+    maxMessageBytes,
     http: { host, port, allowedHosts, auth, oauth, ...limits },
     tokenFile,
     warnings,

@@ -2,6 +2,7 @@ import { format } from 'node:util';
 import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import type { Principal } from './principals.js';
 import { buildServer, type ServerDeps } from './server-factory.js';
+import { oversizeErrorLine, StdioLineLimiter } from './stdio-lines.js';
 
 /**
  * `holdfast serve --stdio` (DESIGN §6.1): one MCP connection over stdin/stdout, either era (the
@@ -28,10 +29,19 @@ export function keepStdoutForProtocol(): void {
   console.error = toStderr;
 }
 
-/** Serves MCP on stdio as `principal`. */
-export function startStdio(deps: ServerDeps, principal: Principal, log: (line: string) => void): RunningStdio {
+/**
+ * Serves MCP on stdio as `principal`. A message (line) longer than `maxMessageBytes` is answered
+ * with JSON-RPC -32600 and skipped; the connection goes on ({@link StdioLineLimiter}).
+ */
+export function startStdio(deps: ServerDeps, principal: Principal, log: (line: string) => void, maxMessageBytes: number): RunningStdio {
   keepStdoutForProtocol();
-  const transport = new StdioServerTransport(process.stdin, process.stdout);
+  const lines = new StdioLineLimiter(maxMessageBytes, (line) => {
+    log(`mcp: refused a ${line.bytes}-byte stdio message (limit ${maxMessageBytes} bytes), id ${JSON.stringify(line.id)}`);
+    process.stdout.write(oversizeErrorLine(line, maxMessageBytes));
+  });
+  process.stdin.pipe(lines);
+  // Every chunk the limiter passes on is one complete line of at most maxMessageBytes.
+  const transport = new StdioServerTransport(lines, process.stdout, { maxBufferSize: maxMessageBytes + 2 });
   const handle = serveStdio(() => buildServer(deps, 'stdio', () => principal), {
     legacy: 'serve',
     transport,

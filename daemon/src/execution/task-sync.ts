@@ -48,6 +48,7 @@ export class TaskSync {
       fields.stderr_end = Math.max(rec.stderr.end, row.stderr_end ?? 0);
       if (rec.signal) fields.signal = rec.signal;
     }
+    if (rec.outputNotSaved !== undefined && rec.outputNotSaved > (row.output_not_saved ?? 0)) fields.output_not_saved = rec.outputNotSaved;
     if (rec.state === 'exited' && row.state === 'running') {
       fields.state = 'exited';
       fields.ended_at = rec.endedAt ?? Date.now();

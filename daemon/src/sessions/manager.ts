@@ -18,7 +18,7 @@ import { launchGuardian } from './launcher.js';
 import { chooseLocale } from './locale.js';
 import { GuardianLink } from './link.js';
 import { killWithEscalation, sweepSession } from './process-sweep.js';
-import { pickReclaimable, quotaCounts, type LiveSessionFacts } from './quota.js';
+import { maxLivePerPrincipal, pickReclaimable, quotaCounts, type LiveSessionFacts } from './quota.js';
 import { SpawnQueue } from './spawn-queue.js';
 
 /** A session's tool use is written to the database at most this often, ms (issue 18). */
@@ -264,6 +264,23 @@ export class SessionManager {
     if (key !== null) {
       const live = this.sessions.findLiveByKey(key);
       if (live) return live.id;
+    }
+    // Per principal first: one principal never holds more than its share, so it cannot take every
+    // session; at its cap, its own least recently active never-executed idle session is reclaimed.
+    const perPrincipal = maxLivePerPrincipal(this.cfg.max_live, this.cfg.max_live_per_principal);
+    const mine = this.sessions.listLive().filter((s) => s.principal === principal);
+    if (mine.length >= perPrincipal) {
+      const facts = await this.liveFacts(mine);
+      const own = pickReclaimable(facts, principal);
+      if (!own) {
+        const counts = quotaCounts(facts, this.cfg.max_live);
+        throw new HoldfastError(
+          'QUOTA_EXCEEDED',
+          `principal "${principal}" already holds ${mine.length} live sessions, its limit (sessions.max_live_per_principal = ${perPrincipal}), and none of them can be reclaimed (${counts.busy} busy, ${counts.idle_executed} idle after executing); close one with session(action="close") or \`holdfast prune\`, or raise sessions.max_live_per_principal`,
+          { retryable: false, details: { principal, live_for_principal: mine.length, max_live_per_principal: perPrincipal, busy: counts.busy, idle_executed: counts.idle_executed, never_executed: counts.never_executed } },
+        );
+      }
+      await this.end(own, 'reclaimed');
     }
     const live = this.sessions.listLive();
     if (live.length >= this.cfg.max_live) {

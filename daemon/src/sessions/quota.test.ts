@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { pickExpired, pickReclaimable, quotaCounts, type LiveSessionFacts } from './quota.js';
+import { maxLivePerPrincipal, pickExpired, pickReclaimable, quotaCounts, type LiveSessionFacts } from './quota.js';
 
 const f = (id: string, o: Partial<LiveSessionFacts>): LiveSessionFacts => ({ id, principal: 'p', busy: false, everExecuted: false, used: false, idleMs: 0, lastActivityAt: 0, reachable: true, ...o });
 
@@ -26,5 +26,12 @@ describe('quota rules', () => {
     const facts = [f('new', { idleMs: 2500 }), f('used', { everExecuted: true, idleMs: 2500 }), f('busy', { busy: true, idleMs: 99999 })];
     assert.deepEqual(pickExpired(facts, ttl), ['new']);
     assert.deepEqual(pickExpired(facts, ttl, 0), ['new', 'used']);
+  });
+  it('a principal may hold half of max_live (rounded up) unless configured, never more than max_live', () => {
+    assert.equal(maxLivePerPrincipal(32, undefined), 16);
+    assert.equal(maxLivePerPrincipal(3, undefined), 2);
+    assert.equal(maxLivePerPrincipal(1, undefined), 1);
+    assert.equal(maxLivePerPrincipal(32, 5), 5);
+    assert.equal(maxLivePerPrincipal(4, 10), 4);
   });
 });

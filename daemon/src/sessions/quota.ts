@@ -40,6 +40,14 @@ export function pickReclaimable(facts: readonly LiveSessionFacts[], principal: s
   return candidates[0]!.id;
 }
 
+/**
+ * Live sessions one principal may hold: `sessions.max_live_per_principal` when set, else half of
+ * `max_live` rounded up; never more than `max_live` (docs/sessions.md "Quota").
+ */
+export function maxLivePerPrincipal(maxLive: number, configured: number | undefined): number {
+  return Math.min(maxLive, configured ?? Math.ceil(maxLive / 2));
+}
+
 /** Counts for the `QUOTA_EXCEEDED` error details. */
 export function quotaCounts(facts: readonly LiveSessionFacts[], maxLive: number): QuotaCounts {
   return {

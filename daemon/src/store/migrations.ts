@@ -167,4 +167,13 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
       ALTER TABLE sessions ADD COLUMN last_tool_at INTEGER;
     `,
   },
+  {
+    version: 12,
+    name: 'tasks: output not saved (a full disk)',
+    sql: `
+      -- Bytes of a command's or task's output the guardian could not write to its log because the
+      -- disk was full (NULL = none): results and attach tell the agent its output is incomplete.
+      ALTER TABLE tasks ADD COLUMN output_not_saved INTEGER;
+    `,
+  },
 ];

@@ -51,15 +51,17 @@ export interface TaskRow {
   pty_shown: number | null;
   stdout_shown: number | null;
   stderr_shown: number | null;
+  /** Bytes of its output the guardian could not write to the log (a full disk); null when none. */
+  output_not_saved: number | null;
 }
 
-export type NewTask = Omit<TaskRow, 'exit_code' | 'signal' | 'started_at' | 'ended_at' | 'pty_start' | 'pty_end' | 'stdout_end' | 'stderr_end' | 'error' | 'pty_shown' | 'stdout_shown' | 'stderr_shown'> &
+export type NewTask = Omit<TaskRow, 'exit_code' | 'signal' | 'started_at' | 'ended_at' | 'pty_start' | 'pty_end' | 'stdout_end' | 'stderr_end' | 'error' | 'pty_shown' | 'stdout_shown' | 'stderr_shown' | 'output_not_saved'> &
   Partial<Pick<TaskRow, 'started_at' | 'pty_start' | 'error'>>;
 
 const COLUMNS: readonly (keyof TaskRow)[] = [
   'id', 'session_id', 'workspace', 'principal', 'kind', 'origin', 'task_name', 'command', 'argv', 'cwd', 'env_keys', 'purpose', 'idempotency_key', 'fingerprint',
   'policy_decision', 'policy_rule', 'diagnostics', 'state', 'exit_code', 'signal', 'created_at', 'started_at', 'ended_at', 'expires_at',
-  'pty_start', 'pty_end', 'stdout_end', 'stderr_end', 'error', 'pty_shown', 'stdout_shown', 'stderr_shown',
+  'pty_start', 'pty_end', 'stdout_end', 'stderr_end', 'error', 'pty_shown', 'stdout_shown', 'stderr_shown', 'output_not_saved',
 ];
 
 /** Repository of the `tasks` table; every write goes through here. Statements are prepared once. */

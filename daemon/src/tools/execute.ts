@@ -426,7 +426,7 @@ function continueFrom(row: TaskRow, offset: number | undefined): OutputOffsets {
 async function describeAndRemember(ctx: ToolContext, facts: Parameters<typeof describeTask>[0]): Promise<ToolOutcome> {
   const d = await describeTask(facts);
   ctx.services.execution.tasks.update(facts.row.id, { pty_shown: d.shown.pty, stdout_shown: d.shown.stdout, stderr_shown: d.shown.stderr });
-  return d.outcome;
+  return withLostOutput(d.outcome, facts.row.output_not_saved ?? undefined);
 }
 
 /**
@@ -442,6 +442,19 @@ async function afterRecord(rec: CommandRecord | TaskRecord, link: GuardianLink, 
   const source: ByteSource = row.state === 'running' ? guardianSource(link) : diskSource(ctx.services.layout, row.session_id);
   const o = await describeAndRemember(ctx, { row, source, awaitingInput: awaiting, ...(screen !== undefined ? { screen } : {}), ...(from ? { from } : {}) });
   return withShellNews(o, rec.kind === 'command' && rec.queued === true && row.state === 'running', notice);
+}
+
+/**
+ * Tells the agent when output could not be saved (docs/sessions.md "A full disk"): the guardian
+ * dropped `lost` bytes of this command's output because the disk holding the session's logs is
+ * full. The command itself ran; only the record of its output is incomplete.
+ */
+function withLostOutput(o: ToolOutcome, lost: number | undefined): ToolOutcome {
+  if (lost === undefined || lost <= 0) return o;
+  const note =
+    `Note: ${lost} bytes of this command's output were not saved — the disk holding the session's logs is full — so the output shown is incomplete ` +
+    '(the command itself ran; its exit code stands). Free space (delete files, or move_out), then re-run it if you need all of its output.';
+  return { ...o, envelope: { ...o.envelope, hints: { ...o.envelope.hints, output_not_saved_bytes: lost } }, text: `${note}\n${o.text}` };
 }
 
 /**

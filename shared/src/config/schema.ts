@@ -66,6 +66,12 @@ export const ToolsConfig = z.object({
 export const SessionsConfig = z.object({
   affinity: z.enum(['workspace', 'conversation', 'thread']).default('workspace'),
   max_live: z.number().int().min(1).max(1024).default(SessionDefaults.MAX_LIVE_SESSIONS),
+  /**
+   * Live sessions one principal may hold (docs/sessions.md "Quota"): unset means half of
+   * `max_live`, rounded up (16 of 32); never more than `max_live`. One principal cannot take every
+   * session, and its own never-used idle session is reclaimed before it is refused.
+   */
+  max_live_per_principal: z.number().int().min(1).max(1024).optional(),
   ttl_never_executed_s: z.number().min(0).default(SessionDefaults.IDLE_TTL_NEVER_EXECUTED_S),
   ttl_executed_s: z.number().min(0).default(SessionDefaults.IDLE_TTL_EXECUTED_S),
   orphan_timeout_s: z.number().int().min(1).default(SessionDefaults.ORPHAN_TIMEOUT_S),

@@ -206,6 +206,8 @@ export interface CommandRecord {
    * aborted first), `stopped` (g.stop), `shell_not_ready`, `shell_exited` (issue 9; optional).
    */
   notStarted?: 'cancelled' | 'stopped' | 'shell_not_ready' | 'shell_exited';
+  /** Bytes of this command's output that could not be written to the log (a full disk); absent when none. */
+  outputNotSaved?: number;
 }
 
 /** Offsets of one task stream: bytes ever written are [0, end); [start, end) is retained. */
@@ -231,6 +233,8 @@ export interface TaskRecord {
   endedAt?: number;
   exitCode?: number | null;
   signal?: string | null;
+  /** Bytes of stdout and stderr that could not be written to the logs (a full disk); absent when none. */
+  outputNotSaved?: number;
   stdout: StreamRange;
   stderr: StreamRange;
 }

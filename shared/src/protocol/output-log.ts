@@ -97,18 +97,36 @@ export function readLogFolder(dir: string, from: number, max: number): LogSlice 
 }
 
 /**
+ * The line written into a log when bytes could not be saved before (the disk was full): readers
+ * see where output is missing. `n` bytes, CRLF so a terminal view starts it on its own line.
+ */
+export function lostOutputNote(n: number): Buffer {
+  return Buffer.from(`\r\n[holdfast: ${n} bytes of output were not saved here: the disk was full]\r\n`);
+}
+
+/**
  * Appending writer. Writes are synchronous (page cache), so a read right after an append always
  * sees the bytes; callers batch chunks as they arrive.
+ *
+ * A write that fails (`ENOSPC`, `EDQUOT`, `EIO`… — a full disk) never throws to the caller: the
+ * bytes that could not be written are dropped and counted ({@link lostBytes}), offsets stay those
+ * of the bytes really on disk, and the next append tries again; the first one that succeeds
+ * writes {@link lostOutputNote} first. The session goes on; its records tell the agent
+ * (docs/sessions.md "A full disk").
  */
 export class SegmentLog {
   private readonly segments: Segment[] = [];
   private fd: number | null = null;
   private total = 0;
+  private lost = 0;
+  private unreported = 0;
 
   constructor(
     readonly dir: string,
     private readonly segmentBytes: number,
     private readonly maxSegments: number,
+    /** Called with the error of a failed write (once per run of failures). */
+    private readonly onWriteError: (err: NodeJS.ErrnoException) => void = () => undefined,
   ) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
   }
@@ -123,18 +141,59 @@ export class SegmentLog {
     return this.segments.length > 0 ? this.segments[0]!.start : this.total;
   }
 
-  /** Appends bytes; rotates to a new segment when the current one is full. */
+  /** Bytes appended but not saved (a write failed), ever. */
+  get lostBytes(): number {
+    return this.lost;
+  }
+
+  /** Appends bytes; rotates to a new segment when the current one is full. Never throws on a write error. */
   append(chunk: Buffer): void {
     if (chunk.length === 0) return;
-    let cur = this.segments[this.segments.length - 1];
-    if (!cur || this.fd === null || cur.size >= this.segmentBytes) {
-      this.rotate();
-      cur = this.segments[this.segments.length - 1]!;
+    if (this.unreported > 0) {
+      const note = lostOutputNote(this.unreported);
+      if (this.write(note) < note.length) {
+        this.drop(chunk.length);
+        return;
+      }
+      this.unreported = 0;
     }
+    const written = this.write(chunk);
+    if (written < chunk.length) this.drop(chunk.length - written);
+  }
+
+  private drop(n: number): void {
+    this.lost += n;
+    this.unreported += n;
+  }
+
+  /** Writes as much of `chunk` as the disk takes; returns the bytes written. */
+  private write(chunk: Buffer): number {
     let written = 0;
-    while (written < chunk.length) written += writeSync(this.fd!, chunk, written, chunk.length - written);
-    cur.size += chunk.length;
-    this.total += chunk.length;
+    try {
+      let cur = this.segments[this.segments.length - 1];
+      if (!cur || this.fd === null || cur.size >= this.segmentBytes) {
+        this.rotate();
+        cur = this.segments[this.segments.length - 1]!;
+      }
+      while (written < chunk.length) {
+        const n = writeSync(this.fd!, chunk, written, chunk.length - written);
+        written += n;
+        cur.size += n;
+        this.total += n;
+      }
+    } catch (err) {
+      if (this.unreported === 0) this.onWriteError(err as NodeJS.ErrnoException);
+      // Reopened by the next append (the same segment when nothing more was written).
+      if (this.fd !== null) {
+        try {
+          closeSync(this.fd);
+        } catch {
+          // already unusable
+        }
+        this.fd = null;
+      }
+    }
+    return written;
   }
 
   /** Reads up to `max` bytes from absolute offset `from`. */
@@ -148,8 +207,12 @@ export class SegmentLog {
   }
 
   private rotate(): void {
-    if (this.fd !== null) closeSync(this.fd);
     const seg: Segment = { start: this.total, size: 0 };
+    const last = this.segments[this.segments.length - 1];
+    // Reopening after a failed open: the segment of this offset may exist already (empty).
+    if (last && last.start === seg.start && this.fd === null) this.segments.pop();
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
     this.fd = openSync(join(this.dir, segName(seg.start)), 'a', 0o600);
     this.segments.push(seg);
     while (this.segments.length > this.maxSegments) {
