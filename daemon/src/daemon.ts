@@ -113,7 +113,7 @@ export class Daemon {
     this.db = openDatabase(l.db);
     this.sessionsRepo = new SessionsRepo(this.db);
     this.eventsRepo = new EventsRepo(this.db, (err) => this.disk.noteError(err));
-    this.manager = new SessionManager(l, this.configStore, this.sessionsRepo, this.eventsRepo, this.log, new SessionRolesRepo(this.db), (err) => this.disk.noteError(err));
+    this.manager = new SessionManager(l, this.configStore, this.sessionsRepo, this.eventsRepo, this.log, new SessionRolesRepo(this.db, (id) => this.sessionsRepo.forget(id)), (err) => this.disk.noteError(err));
     this.execution = createExecutionEngine(this.db, l, this.manager, this.log);
     this.files = new FileServices(this.db, l, { audit: this.execution.services.audit, projects: this.execution.services.projects });
     // OAuth state lives here; adapters cache keys and approvals and hear about changes (issue 14).

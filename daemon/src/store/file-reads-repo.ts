@@ -72,6 +72,10 @@ export class FileReadsRepo {
     let keys: string[] = prev && prev.sha256 === sha256 ? (JSON.parse(prev.windows) as string[]) : [];
     const seen = windowKey !== null && keys.includes(windowKey);
     if (windowKey !== null && !seen) keys = [...keys, windowKey].slice(-MAX_WINDOW_KEYS);
+    // An unchanged re-read (same sha, a window already returned, no failures to reset) writes
+    // nothing (issue 10): the row already says all read-before-edit needs; only `read_at` would
+    // move, and nothing reads it.
+    if (seen && prev !== undefined && prev.failed_matches === 0) return seen;
     this.upsertStmt.run({ session_id: scope.sessionId, reader: scope.reader, path, sha256, read_at: now, windows: JSON.stringify(keys), reset_failures: windowKey !== null ? 1 : 0 });
     return seen;
   }
