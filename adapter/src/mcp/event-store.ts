@@ -1,43 +1,5 @@
 import type { EventId, EventStore, JSONRPCMessage, StreamId } from '@modelcontextprotocol/server';
-
-/** JSON sizes of values registered with {@link markImmutable} (computed once each). */
-const immutableSizes = new WeakMap<object, number>();
-
-/**
- * Registers a value that is never changed after this call (the cached `tools/list` entries of
- * the catalogue), so {@link jsonBytes} measures it once instead of on every answer that carries it.
- */
-export function markImmutable(value: object): void {
-  if (!immutableSizes.has(value)) immutableSizes.set(value, JSON.stringify(value).length);
-}
-
-/**
- * Length of `JSON.stringify(value)`, without serialising the values registered with
- * {@link markImmutable} again: the legacy era's event store measured every message it kept, and a
- * `tools/list` answer (45 KB) was serialised once for the store and once for the wire — the half
- * of the 2025-era `tools/list` rate the 2026 path did not pay (issue 10). Plain objects and arrays
- * are walked three levels deep (an envelope's message → result → tools); deeper values are
- * serialised. Exact for everything JSON.stringify accepts.
- */
-export function jsonBytes(value: unknown, depth = 0): number {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value)?.length ?? 0;
-  const known = immutableSizes.get(value);
-  if (known !== undefined) return known;
-  if (depth >= 3 || typeof (value as { toJSON?: unknown }).toJSON === 'function') return JSON.stringify(value)?.length ?? 0;
-  if (Array.isArray(value)) {
-    let n = 2 + Math.max(0, value.length - 1);
-    for (const v of value) n += v === undefined || typeof v === 'function' || typeof v === 'symbol' ? 4 : jsonBytes(v, depth + 1);
-    return n;
-  }
-  let n = 2;
-  let first = true;
-  for (const [k, v] of Object.entries(value)) {
-    if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
-    n += (first ? 0 : 1) + JSON.stringify(k).length + 1 + jsonBytes(v, depth + 1);
-    first = false;
-  }
-  return n;
-}
+import { jsonBytes } from './json-size.js';
 
 /**
  * Bounded in-memory SSE event store of one 2025-era transport session (MCP 2025-11-25

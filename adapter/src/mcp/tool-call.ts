@@ -7,6 +7,7 @@ import type { RetryPolicy } from '../daemon-client.js';
 import type { Principal } from './principals.js';
 import type { CatalogEntry, ToolCatalog } from './tool-catalog.js';
 import { ForwardConstants } from './constants.js';
+import { jsonBytes } from './json-size.js';
 import { ProgressRelay } from './progress-relay.js';
 import type { UsageLog } from './usage-log.js';
 
@@ -284,7 +285,8 @@ export class ToolForwarder {
         status: adapterStatus ?? (typeof sc.status === 'string' ? sc.status : result.isError ? 'failed' : 'succeeded'),
         error_code: sc.error && typeof sc.error.code === 'string' ? sc.error.code : null,
         duration_ms: duration,
-        bytes: Buffer.byteLength(JSON.stringify(result.content)) + Buffer.byteLength(JSON.stringify(result.structuredContent ?? null)),
+        // Measured, not serialised: a 1 MB read's result was stringified again here (issue 10).
+        bytes: jsonBytes(result.content) + jsonBytes(result.structuredContent ?? null),
       });
     });
   }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { DESKTOP_APP_URI, TOOLS, toolListing, type ToolDef, type ToolListing } from '@holdfast/shared/tools';
 import type { RetryPolicy } from '../daemon-client.js';
-import { markImmutable } from './event-store.js';
+import { markImmutable } from './json-size.js';
 import type { Principal } from './principals.js';
 
 /** One served tool: its contract, its rendered `tools/list` entry and how a call may be retried. */
