@@ -62,4 +62,21 @@ describe('read path: session rows and read records', () => {
     assert.equal(reads.get(scope, 'a.ts')!.failed_matches, 0);
     assert.ok(reads.hasRead(scope, 'a.ts', 'sha2'));
   });
+
+  it('read records come from memory until a write through the repository (match failures, resets, forget)', () => {
+    const reads = new FileReadsRepo(db);
+    const scope = { sessionId: 'rs1', reader: 'c2' };
+    assert.equal(reads.get(scope, 'b.ts'), undefined);
+    reads.recordRead(scope, 'b.ts', 'sha1', 'w1', 1);
+    assert.equal(reads.get(scope, 'b.ts')!.sha256, 'sha1');
+    db.prepare("UPDATE file_reads SET sha256 = 'behind' WHERE reader = 'c2'").run();
+    assert.equal(reads.get(scope, 'b.ts')!.sha256, 'sha1', 'served from memory');
+    assert.equal(reads.recordMatchFailure(scope, 'b.ts'), 1);
+    assert.deepEqual([reads.get(scope, 'b.ts')!.sha256, reads.get(scope, 'b.ts')!.failed_matches], ['behind', 1]);
+    reads.resetMatchFailures(scope, 'b.ts');
+    assert.equal(reads.get(scope, 'b.ts')!.failed_matches, 0);
+    reads.forget('rs1', 'b.ts');
+    assert.equal(reads.get(scope, 'b.ts'), undefined);
+    assert.equal(reads.hasRead(scope, 'b.ts', 'behind'), false);
+  });
 });
