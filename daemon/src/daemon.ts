@@ -45,6 +45,7 @@ import type { ToolServices } from './tools/context.js';
 import { callTool } from './tools/registry.js';
 import { secretsLink } from './tools/secret-provide.js';
 import { createWorkServices, type WorkServices } from './work/services.js';
+import { DAEMON_NODE_FLAGS } from '@holdfast/shared/constants';
 
 export interface DaemonOptions {
   layout: HomeLayout;
@@ -354,7 +355,7 @@ export class Daemon {
     const fd = openSync(this.layout.daemonLog, 'a', 0o600);
     try {
       const entry = fileURLToPath(new URL('./main.js', import.meta.url));
-      const child = spawn(process.execPath, [entry, 'run', '--home', this.layout.home, '--takeover'], {
+      const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, entry, 'run', '--home', this.layout.home, '--takeover'], {
         detached: true,
         stdio: ['ignore', fd, fd],
         env: { ...process.env, HOLDFAST_HOME: this.layout.home },
