@@ -28,6 +28,7 @@ process.env.HOLDFAST_CPU_PROF_MATCH = 'daemon/(dist|bin)/|adapter/(dist|bin)/';
 
 async function main(): Promise<void> {
   const h = new TestHome();
+  let what = `${n} calls`;
   try {
     callFixtures(h.workspace);
     await h.startDaemon();
@@ -36,7 +37,8 @@ async function main(): Promise<void> {
       const token = ownerToken(h);
       const clients = await Promise.all(Array.from({ length: 8 }, () => httpClient(adapter.url, token, workload === 'list-2025' ? 'legacy' : { pin: '2026-07-28' })));
       const r = await rate(8, 5000, (w) => clients[w]!.listTools(), 500);
-      process.stdout.write(`${workload}: ${r.perSecond.toFixed(0)} req/s\n`);
+      what = `5 s at 8 clients, ${r.perSecond.toFixed(0)} req/s`;
+      process.stdout.write(`${workload}: ${what}\n`);
       for (const c of clients) await c.close();
       await adapter.stop();
     } else {
@@ -49,7 +51,8 @@ async function main(): Promise<void> {
         : ourRead(client, id, 'one-kb.ts');
       const t0 = performance.now();
       for (let i = 0; i < n; i++) await fn();
-      process.stdout.write(`${workload}: ${n} calls, ${((performance.now() - t0) / n).toFixed(3)} ms each\n`);
+      what = `${n} calls, ${((performance.now() - t0) / n).toFixed(3)} ms each`;
+      process.stdout.write(`${workload}: ${what}\n`);
       await client.close();
     }
   } finally {
@@ -59,7 +62,7 @@ async function main(): Promise<void> {
     const proc = f.includes('daemon') ? 'daemon' : 'adapter';
     const text = execFileSync(process.execPath, [join(out, 'summarize.mjs'), join(raw, f), '45'], { encoding: 'utf8' });
     const dest = join(out, `${tag}-${workload}-${proc}.txt`);
-    writeFileSync(dest, `# ${workload}, ${n} calls (bench/src/profile.ts)\n${text}`);
+    writeFileSync(dest, `# ${workload}, ${what} (bench/src/profile.ts; the machine's load varies: compare shares, not ms)\n${text}`);
     process.stdout.write(`wrote ${dest}\n`);
   }
   rmSync(raw, { recursive: true, force: true });
