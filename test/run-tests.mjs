@@ -83,7 +83,9 @@ function leftovers() {
 const child = spawn(process.execPath, ['--test', `--test-concurrency=${concurrency}`, '--test-timeout=240000', ...files.map((f) => relative(root, f))], {
   cwd: root,
   stdio: 'inherit',
-  env: { ...testEnvironment(process.env), HOLDFAST_TEST_RUN: runId },
+  // HOLDFAST_CHECK_OUTPUT=1: every result is checked against its tool's full output schema under
+  // the tests (in service only the envelope's shape is, issue 10).
+  env: { ...testEnvironment(process.env), HOLDFAST_TEST_RUN: runId, HOLDFAST_CHECK_OUTPUT: '1' },
 });
 child.on('exit', async (code, signal) => {
   // Give processes that are already being killed a moment to disappear (poll, bounded).

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { buildString } from '@holdfast/shared/build';
-import { LinkTimeouts, ProtocolVersions, WireLimits } from '@holdfast/shared/constants';
+import { DAEMON_NODE_FLAGS, LinkTimeouts, ProtocolVersions, WireLimits } from '@holdfast/shared/constants';
 import { ControlEvents, type ControlMethod, type ControlParams, type ControlResult } from '@holdfast/shared/control';
 import { HoldfastError } from '@holdfast/shared/errors';
 import { homeLayout, resolveHome, type HomeLayout } from '@holdfast/shared/paths';
@@ -55,7 +55,7 @@ export function startDaemonDetached(layout: HomeLayout): number {
   mkdirSync(layout.logsDir, { recursive: true, mode: 0o700 });
   const fd = openSync(layout.daemonLog, 'a', 0o600);
   try {
-    const child = spawn(process.execPath, [daemonEntryPath(), 'run', '--home', layout.home, '--if-absent'], {
+    const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, daemonEntryPath(), 'run', '--home', layout.home, '--if-absent'], {
       detached: true,
       stdio: ['ignore', fd, fd],
       env: { ...process.env, HOLDFAST_HOME: layout.home },

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { allRows } from './stats.js';
+import { callsSuite } from './suites/calls.js';
 import { codemapSuite } from './suites/codemap.js';
 import { desktopSuite } from './suites/desktop.js';
 import { execSuite } from './suites/exec.js';
@@ -20,6 +21,7 @@ import { workSuite } from './suites/work.js';
  */
 const SUITES: Record<string, () => Promise<void>> = {
   runtime: runtimeSuite,
+  calls: callsSuite,
   mcp: mcpSuite,
   exec: execSuite,
   files: filesSuite,

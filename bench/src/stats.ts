@@ -11,6 +11,38 @@ export function percentile(samples: readonly number[], p: number): number {
 
 export const median = (s: readonly number[]): number => percentile(s, 50);
 
+/** p50 and p99 of samples in ms, printed side by side (`p50 1.02 ms p99 2.31 ms`). */
+export function p50p99(samples: readonly number[]): string {
+  return `p50 ${fmtMs(median(samples))} p99 ${fmtMs(percentile(samples, 99))}`;
+}
+
+/**
+ * Requests per second of `workers` concurrent loops each awaiting `fn(worker)` until `ms` have
+ * passed (a `warmupMs` run first, not counted). Latencies of every request are kept so a rate
+ * row can print p50/p99 too. The shared helper of every throughput row (no copies in suites).
+ */
+export async function rate(workers: number, ms: number, fn: (worker: number) => Promise<unknown>, warmupMs = 0): Promise<{ perSecond: number; samples: number[] }> {
+  const loop = async (until: number, out: number[] | null): Promise<number> => {
+    let n = 0;
+    await Promise.all(
+      Array.from({ length: workers }, async (_, w) => {
+        while (performance.now() < until) {
+          const t0 = performance.now();
+          await fn(w);
+          out?.push(performance.now() - t0);
+          n++;
+        }
+      }),
+    );
+    return n;
+  };
+  if (warmupMs > 0) await loop(performance.now() + warmupMs, null);
+  const samples: number[] = [];
+  const t0 = performance.now();
+  const n = await loop(t0 + ms, samples);
+  return { perSecond: n / ((performance.now() - t0) / 1000), samples };
+}
+
 /** Times `fn` `n` times after `warmup` runs; returns samples in ms. */
 export async function sample(n: number, fn: () => Promise<unknown>, warmup = Math.min(20, Math.ceil(n / 10))): Promise<number[]> {
   for (let i = 0; i < warmup; i++) await fn();

@@ -45,6 +45,7 @@ import type { ToolServices } from './tools/context.js';
 import { callTool } from './tools/registry.js';
 import { secretsLink } from './tools/secret-provide.js';
 import { createWorkServices, type WorkServices } from './work/services.js';
+import { DAEMON_NODE_FLAGS } from '@holdfast/shared/constants';
 
 export interface DaemonOptions {
   layout: HomeLayout;
@@ -113,7 +114,7 @@ export class Daemon {
     this.db = openDatabase(l.db);
     this.sessionsRepo = new SessionsRepo(this.db);
     this.eventsRepo = new EventsRepo(this.db, (err) => this.disk.noteError(err));
-    this.manager = new SessionManager(l, this.configStore, this.sessionsRepo, this.eventsRepo, this.log, new SessionRolesRepo(this.db), (err) => this.disk.noteError(err));
+    this.manager = new SessionManager(l, this.configStore, this.sessionsRepo, this.eventsRepo, this.log, new SessionRolesRepo(this.db, (id) => this.sessionsRepo.forget(id)), (err) => this.disk.noteError(err));
     this.execution = createExecutionEngine(this.db, l, this.manager, this.log);
     this.files = new FileServices(this.db, l, { audit: this.execution.services.audit, projects: this.execution.services.projects });
     // OAuth state lives here; adapters cache keys and approvals and hear about changes (issue 14).
@@ -354,7 +355,7 @@ export class Daemon {
     const fd = openSync(this.layout.daemonLog, 'a', 0o600);
     try {
       const entry = fileURLToPath(new URL('./main.js', import.meta.url));
-      const child = spawn(process.execPath, [entry, 'run', '--home', this.layout.home, '--takeover'], {
+      const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, entry, 'run', '--home', this.layout.home, '--takeover'], {
         detached: true,
         stdio: ['ignore', fd, fd],
         env: { ...process.env, HOLDFAST_HOME: this.layout.home },

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { BoundedEventStore } from './event-store.js';
+import { jsonBytes, markImmutable } from './json-size.js';
 
 const msg = (id: number): JSONRPCMessage => ({ jsonrpc: '2.0', id, result: {} });
 
@@ -37,5 +38,22 @@ describe('BoundedEventStore (2025-11-25 resumability)', () => {
     const s = new BoundedEventStore(10, 1000);
     assert.equal(await s.getStreamIdForEventId('garbage'), undefined);
     assert.equal(await s.replayEventsAfter('garbage', { send: async () => undefined }), '');
+  });
+
+  it('measures a message as JSON.stringify would (escapes and short strings\' multi-byte characters aside), and a value marked immutable only once (issue 10)', () => {
+    const tools = [{ name: 'read', description: 'a "quoted"\nline é', inputSchema: { type: 'object', properties: { n: { type: ['number', 'null'] } } } }];
+    const values: unknown[] = [null, 1, 'x', [], {}, [1, 'a', null, undefined], { a: undefined, b: [undefined], c: { d: { e: { f: [1, { g: 'h' }] } } } }, { jsonrpc: '2.0', id: 7, result: { tools } }, { toJSON: () => 'z' }, { d: new Date(0) }];
+    for (const v of values) {
+      const exact = Buffer.byteLength(JSON.stringify(v));
+      const json = JSON.stringify(v);
+      const escapes = (json.match(/\\/g) ?? []).length;
+      const multiByte = Buffer.byteLength(json) - json.length;
+      assert.ok(jsonBytes(v) <= exact && jsonBytes(v) >= exact - escapes - multiByte, `${json}: ${jsonBytes(v)} of ${exact}`);
+    }
+    const list = [{ name: 'x' }];
+    markImmutable(list);
+    const before = jsonBytes({ result: { tools: list } });
+    list.push({ name: 'a longer name' }); // never done to a marked value: shows the size is remembered
+    assert.equal(jsonBytes({ result: { tools: list } }), before);
   });
 });

@@ -1,4 +1,5 @@
 import type { EventId, EventStore, JSONRPCMessage, StreamId } from '@modelcontextprotocol/server';
+import { jsonBytes } from './json-size.js';
 
 /**
  * Bounded in-memory SSE event store of one 2025-era transport session (MCP 2025-11-25
@@ -21,7 +22,7 @@ export class BoundedEventStore implements EventStore {
 
   async storeEvent(streamId: StreamId, message: JSONRPCMessage): Promise<EventId> {
     const id = `${streamId}.${++this.seq}`;
-    const bytes = JSON.stringify(message).length;
+    const bytes = jsonBytes(message);
     this.events.push({ id, streamId, message, bytes });
     this.streamOf.set(id, streamId);
     this.bytes += bytes;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { DESKTOP_APP_URI, TOOLS, toolListing, type ToolDef, type ToolListing } from '@holdfast/shared/tools';
 import type { RetryPolicy } from '../daemon-client.js';
+import { markImmutable } from './json-size.js';
 import type { Principal } from './principals.js';
 
 /** One served tool: its contract, its rendered `tools/list` entry and how a call may be retried. */
@@ -116,6 +117,8 @@ export class ToolCatalog {
       list = [...this.entries.values()]
         .filter((e) => principal.allowed.has(e.def.name))
         .map((e) => (apps ? (this.appListings.get(e.def.name) ?? e.listing) : e.listing));
+      // Never changed after this point: the event store measures it once (issue 10).
+      markImmutable(list);
       this.lists.set(key, list);
     }
     return list;

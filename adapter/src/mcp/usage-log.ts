@@ -25,9 +25,18 @@ export interface UsageRecord {
   bytes: number;
 }
 
-/** Appends usage records (file mode 0600, directory 0700); writes never block a request. */
+/** Lines are written at most this long after their call, in one write per batch (ms). */
+export const USAGE_FLUSH_MS = 50;
+
+/**
+ * Appends usage records (file mode 0600, directory 0700); writes never block a request. Records
+ * are batched: one file write per {@link USAGE_FLUSH_MS} instead of one per call (a write per call
+ * was 4 % of a small read's adapter time, issue 10); `close` writes what is pending.
+ */
 export class UsageLog {
   private stream: WriteStream | null;
+  private pending: string[] = [];
+  private timer: NodeJS.Timeout | null = null;
 
   constructor(readonly path: string) {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
@@ -42,11 +51,23 @@ export class UsageLog {
   }
 
   write(rec: UsageRecord): void {
-    this.stream?.write(JSON.stringify(rec) + '\n');
+    if (this.stream === null) return;
+    this.pending.push(JSON.stringify(rec) + '\n');
+    this.timer ??= setTimeout(() => this.flush(), USAGE_FLUSH_MS).unref();
+  }
+
+  private flush(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.pending.length === 0) return;
+    const lines = this.pending.join('');
+    this.pending = [];
+    this.stream?.write(lines);
   }
 
   /** Flushes and closes the file. */
   close(): Promise<void> {
+    this.flush();
     const s = this.stream;
     this.stream = null;
     if (!s) return Promise.resolve();

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { Client } from '@modelcontextprotocol/client';
 import { pollUntil, TestHome } from '@holdfast/test/harness';
 import { callTool, httpClient, openSession, ownerToken, startAdapter, type EraMode } from '@holdfast/test/harness/mcp';
-import { fmtMs, median, percentile, ratio, report, sample } from '../stats.js';
+import { fmtMs, median, percentile, rate, ratio, report, sample } from '../stats.js';
 
 const S = 'mcp';
 const BARE = join(fileURLToPath(new URL('..', import.meta.url)), 'baselines', 'bare-sdk-server.js');
@@ -31,17 +31,7 @@ export function startBare(token: string, catalog: 'minimal' | 'holdfast' = 'mini
 
 /** Requests/s of `tools/list` with `clients` concurrent clients for `ms`. */
 async function listThroughput(clients: Client[], ms: number): Promise<number> {
-  let n = 0;
-  const until = performance.now() + ms;
-  await Promise.all(
-    clients.map(async (c) => {
-      while (performance.now() < until) {
-        await c.listTools();
-        n++;
-      }
-    }),
-  );
-  return n / (ms / 1000);
+  return (await rate(clients.length, ms, (w) => clients[w]!.listTools())).perSecond;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { AsyncEntry } from '@napi-rs/keyring';
+import type { AsyncEntry } from '@napi-rs/keyring';
 import { HoldfastError } from '@holdfast/shared/errors';
 
 /** Service name of holdfast's entries in the OS keyring. */
@@ -37,7 +37,9 @@ export class OsKeyring implements SecretStore {
   private async call<T>(what: string, fn: (e: AsyncEntry, signal: AbortSignal) => Promise<T>, account: string): Promise<T> {
     const signal = AbortSignal.timeout(KEYRING_TIMEOUT_MS);
     try {
-      const entry = new AsyncEntry(SERVICE, account, { linux: { store: 'secret-service' } });
+      // Loaded on first use (a native module an idle daemon without desktop devices never needs, issue 10).
+      const { AsyncEntry: Entry } = await import('@napi-rs/keyring');
+      const entry = new Entry(SERVICE, account, { linux: { store: 'secret-service' } });
       return await fn(entry, signal);
     } catch (err) {
       const reason = signal.aborted ? `no answer within ${KEYRING_TIMEOUT_MS / 1000} s` : (err as Error).message.split('\n')[0];

@@ -25,6 +25,9 @@ export interface FileReadRow {
   failed_matches: number;
 }
 
+/** Read records kept in memory at most (the cache starts over when full). */
+const CACHE_MAX_ROWS = 10_000;
+
 /** Window keys remembered per (reader, file, sha); older ones are dropped. */
 const MAX_WINDOW_KEYS = 32;
 
@@ -35,13 +38,19 @@ const MAX_WINDOW_KEYS = 32;
  * session: each gets its own "unchanged since you read it" answers and its own read-before-edit.
  */
 export class FileReadsRepo {
+  /**
+   * Rows read outside a transaction, by `session\0reader\0path` (null: known to have none), kept
+   * until a write to that key (issue 10: every read and every edit looked its row up again). All
+   * writes to `file_reads` go through this class.
+   */
+  private readonly cache = new Map<string, FileReadRow | null>();
   private readonly getStmt;
   private readonly upsertStmt;
   private readonly failStmt;
   private readonly resetFailStmt;
   private readonly forgetStmt;
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     this.getStmt = db.prepare<[string, string, string], FileReadRow>('SELECT * FROM file_reads WHERE session_id = ? AND reader = ? AND path = ?');
     this.upsertStmt = db.prepare(
       `INSERT INTO file_reads (session_id, reader, path, sha256, read_at, windows, failed_matches) VALUES (@session_id, @reader, @path, @sha256, @read_at, @windows, 0)
@@ -58,7 +67,20 @@ export class FileReadsRepo {
 
   /** The reader's last read of `path`, if any. */
   get(scope: ReadScope, path: string): FileReadRow | undefined {
-    return this.getStmt.get(scope.sessionId, scope.reader, path);
+    const key = `${scope.sessionId}\0${scope.reader}\0${path}`;
+    const hit = this.cache.get(key);
+    if (hit !== undefined) return hit === null ? undefined : { ...hit };
+    const row = this.getStmt.get(scope.sessionId, scope.reader, path);
+    // Inside a transaction a row may be uncommitted: never remember what a rollback could undo.
+    if (!this.db.inTransaction) {
+      if (this.cache.size >= CACHE_MAX_ROWS) this.cache.clear();
+      this.cache.set(key, row === undefined ? null : { ...row });
+    }
+    return row;
+  }
+
+  private dropCached(scope: ReadScope, path: string): void {
+    this.cache.delete(`${scope.sessionId}\0${scope.reader}\0${path}`);
   }
 
   /**
@@ -72,6 +94,11 @@ export class FileReadsRepo {
     let keys: string[] = prev && prev.sha256 === sha256 ? (JSON.parse(prev.windows) as string[]) : [];
     const seen = windowKey !== null && keys.includes(windowKey);
     if (windowKey !== null && !seen) keys = [...keys, windowKey].slice(-MAX_WINDOW_KEYS);
+    // An unchanged re-read (same sha, a window already returned, no failures to reset) writes
+    // nothing (issue 10): the row already says all read-before-edit needs; only `read_at` would
+    // move, and nothing reads it.
+    if (seen && prev !== undefined && prev.failed_matches === 0) return seen;
+    this.dropCached(scope, path);
     this.upsertStmt.run({ session_id: scope.sessionId, reader: scope.reader, path, sha256, read_at: now, windows: JSON.stringify(keys), reset_failures: windowKey !== null ? 1 : 0 });
     return seen;
   }
@@ -83,16 +110,19 @@ export class FileReadsRepo {
 
   /** Counts one failed match of the reader on `path`; returns the number of failures in a row. */
   recordMatchFailure(scope: ReadScope, path: string): number {
+    this.dropCached(scope, path);
     return (this.failStmt.get(scope.sessionId, scope.reader, path) as { failed_matches: number }).failed_matches;
   }
 
   /** Clears the reader's failed-match counter (after a successful edit). */
   resetMatchFailures(scope: ReadScope, path: string): void {
+    this.dropCached(scope, path);
     this.resetFailStmt.run(scope.sessionId, scope.reader, path);
   }
 
   /** Forgets a path for every reader of the session (after it was renamed away or moved out). */
   forget(sessionId: string, path: string): void {
+    for (const key of this.cache.keys()) if (key.startsWith(`${sessionId}\0`) && key.endsWith(`\0${path}`)) this.cache.delete(key);
     this.forgetStmt.run(sessionId, path);
   }
 }

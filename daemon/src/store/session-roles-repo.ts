@@ -20,7 +20,11 @@ export class SessionRolesRepo {
   private readonly putStmt;
   private readonly deleteStmt;
 
-  constructor(private readonly db: Db) {
+  /** `onSessionWrite(id)` is told of every write to a `sessions` row here (the row cache of SessionsRepo). */
+  constructor(
+    private readonly db: Db,
+    private readonly onSessionWrite: (sessionId: string) => void = () => undefined,
+  ) {
     this.getStmt = db.prepare<[string, string], SessionRoleRow>('SELECT * FROM session_roles WHERE session_id = ? AND principal = ?');
     this.forSession = db.prepare<[string], SessionRoleRow>('SELECT * FROM session_roles WHERE session_id = ? ORDER BY granted_at');
     this.forPrincipal = db.prepare<[string], { session_id: string }>('SELECT session_id FROM session_roles WHERE principal = ?');
@@ -62,6 +66,7 @@ export class SessionRolesRepo {
    * `to` or `from` held on it is dropped — the previous owner keeps nothing.
    */
   handOff(sessionId: string, from: string, to: string, sessionKey: string | null, now: number): void {
+    this.onSessionWrite(sessionId);
     this.db.transaction(() => {
       this.db.prepare('UPDATE sessions SET principal = ?, session_key = ?, updated_at = ? WHERE id = ?').run(to, sessionKey, now, sessionId);
       this.deleteStmt.run(sessionId, to);

@@ -34,8 +34,14 @@ export interface SessionRow {
 /** The states in which a guardian should exist. */
 export const LIVE_STATES: readonly SessionState[] = ['starting', 'running'];
 
-/** Repository of the `sessions` table. All writes go through here. */
+/**
+ * Repository of the `sessions` table. All writes go through here (a handoff's ownership change in
+ * {@link SessionRolesRepo} calls {@link SessionsRepo.forget}). `get` is on the hot path of every
+ * tool call (issue 10: 7 % of a 1 KB read's daemon time was this one SELECT), so rows read outside
+ * a transaction are kept in memory until a write to that row; callers get a copy each time.
+ */
 export class SessionsRepo {
+  private readonly cache = new Map<string, SessionRow>();
   private readonly byId;
   private readonly byLiveKey;
   private readonly live;
@@ -54,7 +60,17 @@ export class SessionsRepo {
   }
 
   get(id: string): SessionRow | undefined {
-    return this.byId.get(id);
+    const hit = this.cache.get(id);
+    if (hit !== undefined) return { ...hit };
+    const row = this.byId.get(id);
+    // Inside a transaction a row may be uncommitted: never remember what a rollback could undo.
+    if (row !== undefined && !this.db.inTransaction) this.cache.set(id, { ...row });
+    return row;
+  }
+
+  /** Drops the remembered row of `id` (every write to it, here or in another repository). */
+  forget(id: string): void {
+    this.cache.delete(id);
   }
 
   findLiveByKey(key: string): SessionRow | undefined {
@@ -74,6 +90,7 @@ export class SessionsRepo {
    * @throws SqliteError (UNIQUE constraint) when a live session already holds the key.
    */
   insert(row: { id: string; principal: string; workspace: string; workspace_root: string; affinity: Affinity; session_key: string | null }, now: number): void {
+    this.cache.delete(row.id);
     this.insertStmt.run({ ...row, now });
   }
 
@@ -81,6 +98,7 @@ export class SessionsRepo {
   update(id: string, fields: Partial<Omit<SessionRow, 'id'>>, now: number = Date.now()): void {
     const keys = Object.keys(fields).filter((k) => k !== 'id');
     if (keys.length === 0) return;
+    this.cache.delete(id);
     const sets = keys.map((k) => `${k} = @${k}`).join(', ');
     this.db.prepare(`UPDATE sessions SET ${sets}, updated_at = @__now WHERE id = @__id`).run({ ...fields, __now: now, __id: id });
   }

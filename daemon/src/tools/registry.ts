@@ -1,6 +1,6 @@
 import type { CallContext, ToolCallResult } from '@holdfast/shared/control';
 import { HoldfastError } from '@holdfast/shared/errors';
-import { findTool } from '@holdfast/shared/tools';
+import { findTool, parseToolArguments } from '@holdfast/shared/tools';
 import { diskFullError } from '../store/disk-space.js';
 import type { ProgressUpdate, ToolContext, ToolServices } from './context.js';
 import { failure, toCallResult, type ToolOutcome } from './envelope.js';
@@ -98,13 +98,14 @@ export async function callTool(
   if (!call.allowed_tools.includes(name)) {
     return toCallResult(failure(type, new HoldfastError('TOOL_NOT_ALLOWED', `tool ${name} is not allowed for principal ${call.principal}`)), { envelopeInMeta });
   }
-  const parsed = def.input.safeParse(rawArgs);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    return toCallResult(failure(type, new HoldfastError('BAD_REQUEST', `${issue.path.join('.') || 'arguments'}: ${issue.message}`)), { envelopeInMeta });
+  // The one check of the arguments (the adapter forwards them unparsed, issue 10); the hint marks
+  // the failure as an argument error for the adapter's usage log (`invalid`).
+  const parsed = parseToolArguments(def, rawArgs);
+  if (!parsed.ok) {
+    return toCallResult(failure(type, new HoldfastError('BAD_REQUEST', parsed.message), { hints: { input_schema: 'see tools/list' } }), { envelopeInMeta });
   }
   const started = Date.now();
-  let args = parsed.data as Record<string, unknown>;
+  let args = parsed.value;
   let tracking: CallTracking = { activity: null, plan: null };
   let result: ToolOutcome;
   try {

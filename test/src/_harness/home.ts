@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DaemonClient } from '@holdfast/adapter/daemon-client';
 import { homeLayout, type HomeLayout } from '@holdfast/shared/paths';
+import { DAEMON_NODE_FLAGS } from '@holdfast/shared/constants';
 
 /** Repository root (test/dist/_harness → ../../..). */
 export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -159,7 +160,7 @@ export class TestHome {
 
   /** Starts holdfastd as a child (without the variables in `unset`) and waits until it answers. */
   async startDaemon(extraEnv: Record<string, string> = {}, unset: readonly string[] = []): Promise<number> {
-    const child = spawn(process.execPath, [DAEMON_MAIN, 'run', '--home', this.home], {
+    const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, DAEMON_MAIN, 'run', '--home', this.home], {
       stdio: ['ignore', 'ignore', 'pipe'],
       env: this.env(extraEnv, unset),
     });

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { resolveHome } from '@holdfast/shared/paths';
 import { daemonEntryPath } from '../../daemon-client.js';
 import { printJson, withClient } from '../client.js';
+import { DAEMON_NODE_FLAGS } from '@holdfast/shared/constants';
 
 /** `holdfast daemon run|stop|status` (DESIGN §7). */
 export function registerDaemon(program: Command): void {
@@ -11,7 +12,7 @@ export function registerDaemon(program: Command): void {
     .description('run holdfastd in the foreground (logs on stderr)')
     .action(async () => {
       const home = resolveHome();
-      const child = spawn(process.execPath, [daemonEntryPath(), 'run', '--home', home], { stdio: 'inherit' });
+      const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, daemonEntryPath(), 'run', '--home', home], { stdio: 'inherit' });
       const forward = (sig: NodeJS.Signals): void => {
         child.kill(sig);
       };

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { TOOLS } from './index.js';
 import { ResultStatus } from './envelope.js';
-import { envelopeJsonSchema, toolListing } from './json-schema.js';
+import { checkEnvelopeShape, envelopeJsonSchema, FULL_OUTPUT_CHECK, toolListing } from './json-schema.js';
 
 /** Every `additionalProperties` value in a rendered schema, with its JSON pointer. */
 function additionalProperties(node: unknown, path = '#', out: { path: string; value: unknown }[] = []): { path: string; value: unknown }[] {
@@ -52,5 +52,22 @@ describe('tool JSON Schemas', () => {
       assert.ok(!text.includes(String(Number.MAX_SAFE_INTEGER)), `${tool.name} renders ±MAX_SAFE_INTEGER bounds`);
       assert.ok(!text.includes('"propertyNames"'), `${tool.name} renders propertyNames`);
     }
+  });
+});
+
+describe('output checks (issue 10)', () => {
+  const read = TOOLS.find((t) => t.name === 'read')!;
+  const ok = { status: 'succeeded', type: 'read.file', context: {}, data: { x: 1 }, error: null, hints: {}, actions: [] };
+
+  it('the test runner turns the full output-schema check on (HOLDFAST_CHECK_OUTPUT=1)', () => {
+    assert.equal(FULL_OUTPUT_CHECK, true, 'run through test/run-tests.mjs: tests must check every result against its full schema');
+  });
+
+  it('in service only the envelope shape is checked: the seven fields with their kinds', () => {
+    assert.equal(checkEnvelopeShape(read, ok), null);
+    assert.equal(checkEnvelopeShape(read, { ...ok, data: null, error: { code: 'X', message: 'm', retryable: false } }), null);
+    for (const bad of [null, [], 'x', { ...ok, status: 1 }, { ...ok, actions: {} }, { ...ok, hints: null }, { ...ok, data: 'x' }]) assert.notEqual(checkEnvelopeShape(read, bad), null, JSON.stringify(bad));
+    const { hints: _h, ...missing } = ok;
+    assert.match(checkEnvelopeShape(read, missing)!, /hints/);
   });
 });

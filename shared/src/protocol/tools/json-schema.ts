@@ -156,6 +156,36 @@ export function parseToolArguments(tool: ToolDef, args: unknown): ParsedArgument
 }
 
 /**
+ * Whether results are checked against the full output schema (zod) of their tool: under the test
+ * runner (`HOLDFAST_TEST_RUN`, which also sets `HOLDFAST_CHECK_OUTPUT=1`) or when
+ * `HOLDFAST_CHECK_OUTPUT=1`. In service only {@link checkEnvelopeShape} runs: the daemon builds every
+ * envelope from typed code, and a full parse of a large result cost more than its read (issue 10).
+ * Read once from the environment at load.
+ */
+const env = typeof process === 'undefined' ? {} : process.env;
+export const FULL_OUTPUT_CHECK = env.HOLDFAST_CHECK_OUTPUT === '1' || (env.HOLDFAST_TEST_RUN ?? '') !== '';
+
+const ENVELOPE_KEYS = ['status', 'type', 'context', 'data', 'error', 'hints', 'actions'] as const;
+
+/**
+ * The cheap check of a result in service: for a tool with an output schema, `structured` must be
+ * a §6.3 envelope — an object with the seven fields, `status` a string, `context`/`hints` objects,
+ * `actions` an array, `data`/`error` an object or null.
+ * @returns null when it has that shape (or the tool declares no output schema), else what is wrong.
+ */
+export function checkEnvelopeShape(tool: ToolDef, structured: unknown): string | null {
+  if (!tool.output) return null;
+  if (structured === null || typeof structured !== 'object' || Array.isArray(structured)) return '(root): expected an envelope object';
+  const e = structured as Record<string, unknown>;
+  for (const k of ENVELOPE_KEYS) if (!(k in e)) return `${k}: missing`;
+  if (typeof e.status !== 'string') return 'status: expected a string';
+  for (const k of ['context', 'hints'] as const) if (e[k] === null || typeof e[k] !== 'object') return `${k}: expected an object`;
+  if (!Array.isArray(e.actions)) return 'actions: expected an array';
+  for (const k of ['data', 'error'] as const) if (typeof e[k] !== 'object') return `${k}: expected an object or null`;
+  return null;
+}
+
+/**
  * Parses a tool's structured result with its output schema.
  * @returns null when it conforms (or the tool declares none: a pass-through tool, issue 13),
  *   else a one-line description of the first problems.
