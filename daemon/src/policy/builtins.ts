@@ -3,7 +3,7 @@ import { globToRegExp, viewArguments } from './rules.js';
 import { canonicalPath, globCoversProtected, holdfastHomeMarker, isBareTildeUser, isRawDevice, MAY_NAME_STARTUP, namesHoldfastConfig, namesShellStartupFile, protectedPath } from './paths.js';
 import type { SimpleCommand } from './script-scan.js';
 import { GIT_RISKY_KEY, gitRunsCommand, programOption } from './program-options.js';
-import { literalWord, shownWord, type ShellWord } from './shell-syntax.js';
+import { literalWord, shownWord, subscriptRunsCode, type ShellWord } from './shell-syntax.js';
 import { commandName, type CommandView } from './wrappers.js';
 
 /**
@@ -325,6 +325,9 @@ function holdfastItself(name: string, view: CommandView, shown: () => string): s
   return null;
 }
 
+/** Builtins that evaluate a variable name they are given (its array subscript is expanded then). */
+const EVALUATES_NAMES = new Set(['read', 'printf', 'mapfile', 'readarray', 'unset', 'getopts', 'declare', 'typeset', 'local', 'export', 'readonly', 'test', '[']);
+
 const HOOK_COMMANDS = new Set(['alias', 'hash', 'enable', 'bind', 'complete', 'compgen', 'fc', 'history', 'shopt', 'crontab']);
 
 function shellHook(name: string, view: CommandView): string | null {
@@ -460,6 +463,7 @@ export function builtinFinding(view: CommandView, cmd: SimpleCommand, cwd: strin
     confirm('built-in: shell startup file', startupFileWrite(view, cmd, cwd, shown)) ??
     confirm('built-in: holdfast', holdfastItself(name, view, shown)) ??
     (HOOK_COMMANDS.has(name) ? confirm('built-in: shell hook', shellHook(name, view)) : null) ??
+    (EVALUATES_NAMES.has(name) ? confirm(RUN_TIME_CODE, evaluatedNameRunsCode(name, view, cmd)) : null) ??
     (name === 'git' ? confirm('built-in: git config', gitConfig(view)) ?? confirm('built-in: program option', gitRunsCommand(view)) : null) ??
     confirm('built-in: program option', programOption(name, view))
   );
@@ -467,10 +471,33 @@ export function builtinFinding(view: CommandView, cmd: SimpleCommand, cwd: strin
 
 /**
  * Variables a builtin assigns without an `=` in sight: `read [-a] NAME…`, `printf -v NAME`,
- * `mapfile|readarray NAME`, `getopts OPTSTRING NAME`, and the targets of a nameref
- * (`declare|typeset|local -n REF=TARGET`).
+ * `mapfile|readarray NAME`, `getopts OPTSTRING NAME`, `unset NAME`, and the targets of a nameref
+ * (`declare|typeset|local -n REF=TARGET`), without their array subscripts (`PROMPT_COMMAND[1]` is
+ * `PROMPT_COMMAND`). A nameref whose target is not given or only known at run time
+ * (`declare -n ref`, `declare -n ref=$X`: a later `ref=…` assigns whatever it names) counts as
+ * `PROMPT_COMMAND`, the variable holdfast's own prompt hook lives in, so it asks.
  */
 export function variablesAssignedBy(view: CommandView, cmd: SimpleCommand): string[] {
+  return assignedNames(view, cmd).map((n) => n.replace(/\[[^]*$/, ''));
+}
+
+/** The rule of expansions that run code nobody judged (`a[$(cmd)]` evaluated again, `${X@P}`). */
+export const RUN_TIME_CODE = 'built-in: run-time code';
+
+/**
+ * A builtin that evaluates a variable name written with a subscript holding code (`read 'a[$(cmd)]'`,
+ * `printf -v 'a[$(cmd)]'`, `unset 'a[$(cmd)]'`, `test -v 'a[$(cmd)]'`): bash expands the subscript
+ * when it evaluates the name, so cmd runs although it was only a quoted string. Returns why, or null.
+ */
+function evaluatedNameRunsCode(name: string, view: CommandView, cmd: SimpleCommand): string | null {
+  const args = view.words.slice(1);
+  const tested = name === 'test' || name === '[' ? args.filter((_, k) => args[k - 1]?.text === '-v').map((w) => w.text) : [];
+  const hit = [...assignedNames(view, cmd), ...tested].find(subscriptRunsCode);
+  return hit === undefined ? null : `${name} evaluates the name ${hit}, whose array subscript runs a command no rule judged`;
+}
+
+/** {@link variablesAssignedBy} with the subscripts as written. */
+function assignedNames(view: CommandView, cmd: SimpleCommand): string[] {
   const head = view.words[0]!;
   if (head.dynamic) return [];
   const name = commandName(head);
@@ -503,7 +530,7 @@ export function variablesAssignedBy(view: CommandView, cmd: SimpleCommand): stri
       }
       if (name === 'read') out.push(...positional);
       if (name === 'mapfile' || name === 'readarray') out.push(positional[positional.length - 1] ?? 'MAPFILE');
-      return out.map((n) => n.replace(/\[.*$/, ''));
+      return out;
     }
     case 'getopts':
       return args[1] && !args[1].dynamic ? [args[1].text] : [];
@@ -517,10 +544,13 @@ export function variablesAssignedBy(view: CommandView, cmd: SimpleCommand): stri
     case 'export':
     case 'readonly': {
       // A quoted assignment word (`declare "CD""PATH=/"`) is not an assignment to the parser, but is to bash.
-      const quoted = args.filter((w) => !w.dynamic && /^[A-Za-z_][A-Za-z0-9_]*(\[.*\])?\+?=/.test(w.text) && !cmd.assigns.some((a) => w.text.startsWith(`${a.name}=`) || w.text.startsWith(`${a.name}+=`)));
-      const names = quoted.map((w) => w.text.slice(0, w.text.search(/[[+=]/)));
+      const quoted = args.filter((w) => !w.dynamic && /^[A-Za-z_][A-Za-z0-9_]*(\[.*\])?\+?=/s.test(w.text) && !cmd.assigns.some((a) => w.text.startsWith(`${a.name}=`) || w.text.startsWith(`${a.name}+=`)));
+      const names = quoted.map((w) => /^([A-Za-z_][A-Za-z0-9_]*(\[.*\])?)\+?=/s.exec(w.text)![1]!);
       if (name === 'export' || name === 'readonly' || !args.some((w) => /^-[A-Za-z]*n/.test(w.text))) return names;
-      return [...names, ...cmd.assigns.map((a) => a.value?.text ?? '').filter((t) => t !== '')];
+      // A nameref with no target, or one known only at run time, may point anywhere (see above).
+      const targets = cmd.assigns.map((a) => (a.value === null || a.value.dynamic || a.value.text === '' ? 'PROMPT_COMMAND' : a.value.text));
+      const naked = args.some((w) => !w.text.startsWith('-') && !w.text.includes('=')) ? ['PROMPT_COMMAND'] : [];
+      return [...names, ...targets, ...naked];
     }
     default:
       return [];

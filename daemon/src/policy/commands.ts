@@ -1,4 +1,4 @@
-import { builtinFinding, variablesAssignedBy } from './builtins.js';
+import { builtinFinding, RUN_TIME_CODE, variablesAssignedBy } from './builtins.js';
 import { environmentRisk, evaluateEnvironment } from './environment.js';
 import { canonicalPath, changeDir, dirsAt, NO_DIRS, unionDirs, UNKNOWN_DIRS, type Dirs } from './paths.js';
 import { readOnlyLabel } from './read-only.js';
@@ -169,6 +169,9 @@ function judgeScript(text: string, rules: CompiledRules, via: string[], depth: n
   for (const p of scan.paramAssigns) {
     const why = environmentRisk(p.name, null);
     if (why) acc.segments.push({ text: p.text, command: null, argv: [], via, redirects: [], decision: hold(rules), rule: `environment: ${p.name}`, reason: `${p.text} assigns ${p.name}, which ${why}` });
+  }
+  for (const c of scan.runTimeCode) {
+    acc.segments.push({ text: c.text, command: null, argv: [], via, redirects: [], decision: hold(rules), rule: RUN_TIME_CODE, reason: `${c.text} is ${c.why}, code no rule judged` });
   }
   return via.length === 0 ? scan.backgroundCommand ?? (scan.backgrounded.length > 0 ? scan.backgrounded[0]! : null) : null;
 }

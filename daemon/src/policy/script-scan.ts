@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { changeDir, NO_DIRS, unionDirs, UNKNOWN_DIRS, type Dirs } from './paths.js';
-import { binaryOp, goString, heredocBody, isNil, isQuotedDelimiter, items, nodeType, paramAssignment, parseShell, redirectOp, resolveWord, resolveWords, SourceText, span, type ShellWord, type ShNode } from './shell-syntax.js';
+import { binaryOp, evaluatedTestOperands, evaluatedText, goString, heredocBody, isNil, isPromptExpansion, isQuotedDelimiter, items, nodeType, paramAssignment, parseShell, redirectOp, resolveWord, resolveWords, SourceText, span, subscriptRunsCode, type ShellWord, type ShNode } from './shell-syntax.js';
 
 /**
  * Splits a parsed command line into the simple commands the policy judges (issue 5 "segments"):
@@ -103,6 +103,13 @@ export interface ScanResult {
   backgrounded: string[];
   /** Variables assigned by `${NAME=word}` / `${NAME:=word}` expansions anywhere in the line. */
   paramAssigns: { name: string; text: string }[];
+  /**
+   * Expansions that run code the parser did not see as a command (review round 5): `${X@P}`, an
+   * array subscript holding a command substitution (`(( a[$(cmd)] ))`, `${a[$(cmd)]}`,
+   * `a[$(cmd)]=1`) and a quoted subscript bash expands when it evaluates the text (`let 'a[$(cmd)]'`,
+   * `[[ $x -eq 'a[$(cmd)]' ]]`, `x='a[$(cmd)]'`). Each needs confirmation.
+   */
+  runTimeCode: { text: string; why: string }[];
 }
 
 const WRITE_OPS = new Set(['>', '>>', '<>', '>|', '&>', '&>>']);
@@ -129,7 +136,7 @@ export function refusal(kind: RefusalKind, text: string, detail?: string): Refus
  * working directory, or where the wrapper running this string runs).
  */
 export function scanCommandLine(command: string, dirs: Dirs = NO_DIRS): ScanResult {
-  const out: ScanResult = { commands: [], refusals: [], backgroundCommand: null, backgrounded: [], paramAssigns: [] };
+  const out: ScanResult = { commands: [], refusals: [], backgroundCommand: null, backgrounded: [], paramAssigns: [], runTimeCode: [] };
   if (command.trim() === '') {
     out.refusals.push(refusal('empty', command));
     return out;
@@ -362,14 +369,28 @@ class Scanner {
 
   private assign(a: ShNode): void {
     if (isNil(a)) return;
+    this.subscript(a.Index);
     this.arith(a.Index);
     this.word(a.Value);
+    // `x='a[$(cmd)]'`: any later arithmetic use of x (`(( x ))`, `declare -i x`) runs cmd.
+    this.evaluated(a.Value, 'a value whose array subscript runs a command when the variable is used in arithmetic');
     if (!isNil(a.Array)) {
       for (const e of items(a.Array.Elems)) {
+        this.subscript(e.Index);
         this.arith(e.Index);
         this.word(e.Value);
       }
     }
+  }
+
+  /** An array subscript holding a command substitution or code in quotes: flagged (see {@link ScanResult.runTimeCode}). */
+  private subscript(index: ShNode): void {
+    if (!isNil(index) && arithRunsCode(index, this.src)) this.out.runTimeCode.push({ text: this.src.of(index), why: 'an array subscript that runs a command when bash evaluates it (its output is expanded again)' });
+  }
+
+  /** A word bash evaluates again as a name or arithmetic: a quoted `a[$(cmd)]` in it runs cmd. */
+  private evaluated(w: ShNode, why: string): void {
+    if (!isNil(w) && nodeType(w) === 'Word' && subscriptRunsCode(evaluatedText(w))) this.out.runTimeCode.push({ text: this.src.of(w), why });
   }
 
   private word(w: ShNode): void {
@@ -392,6 +413,8 @@ class Scanner {
       case 'ParamExp': {
         const assigned = paramAssignment(p);
         if (assigned !== null) this.out.paramAssigns.push({ name: assigned, text: this.src.of(p) });
+        if (isPromptExpansion(p)) this.out.runTimeCode.push({ text: this.src.of(p), why: 'prompt expansion (@P) runs the command substitutions in the value' });
+        this.subscript(p.Index);
         this.arith(p.Index);
         if (!isNil(p.Slice)) {
           this.arith(p.Slice.Offset);
@@ -415,6 +438,7 @@ class Scanner {
   private arith(x: ShNode): void {
     switch (nodeType(x)) {
       case 'Word':
+        this.evaluated(x, 'arithmetic whose quoted array subscript runs a command');
         this.word(x);
         return;
       case 'BinaryArithm':
@@ -431,6 +455,7 @@ class Scanner {
   }
 
   private test(x: ShNode): void {
+    for (const w of evaluatedTestOperands(x)) this.evaluated(w, 'a test operand bash evaluates, whose array subscript runs a command');
     switch (nodeType(x)) {
       case 'Word':
         this.word(x);
@@ -446,6 +471,31 @@ class Scanner {
       default:
         return;
     }
+  }
+}
+
+/**
+ * An arithmetic expression (an array subscript) holding a command or process substitution, or
+ * code in a quoted string, anywhere inside — also in a nested subscript.
+ */
+function arithRunsCode(x: ShNode, src: SourceText): boolean {
+  switch (nodeType(x)) {
+    case 'Word':
+      return items(x.Parts).some((p: ShNode) => {
+        const t = nodeType(p);
+        if (t === 'CmdSubst' || t === 'ProcSubst') return true;
+        if (t === 'DblQuoted') return items(p.Parts).some((q: ShNode) => nodeType(q) === 'CmdSubst' || (nodeType(q) === 'Lit' && /\$\(|`|\$\{/.test(goString(q.Value as string))));
+        if (t === 'SglQuoted') return /\$\(|`|\$\{/.test(goString(p.Value as string));
+        if (t === 'ParamExp') return !isNil(p.Index) && arithRunsCode(p.Index, src);
+        return false;
+      });
+    case 'BinaryArithm':
+      return arithRunsCode(x.X, src) || arithRunsCode(x.Y, src);
+    case 'UnaryArithm':
+    case 'ParenArithm':
+      return arithRunsCode(x.X, src);
+    default:
+      return false;
   }
 }
 

@@ -105,6 +105,10 @@ const redirectOps = new Map<number, string>();
 const binaryOps = new Map<number, string>();
 /** Operators of `${NAME=word}` and `${NAME:=word}`: they assign NAME. */
 const assigningParamOps = new Set<number>();
+/** The operator of `${NAME@OP}` (`@P`, `@Q`, …). */
+let transformParamOp = -1;
+/** `[[ … ]]` operators whose operands bash evaluates as arithmetic (`-eq` … `-ge`) or as a variable name (`-v`). */
+const evaluatingTestOps = new Set<number>();
 
 function firstStmt(p: ShParser, src: string): ShNode {
   return items(p.Parse(src, '').__internal_object__.Stmts)[0];
@@ -131,7 +135,10 @@ function selfCheck(p: ShParser): void {
   redirectOps.set(items(firstStmt(p, 'a <<-E\nE\n').Redirs)[0].Op as number, '<<-');
   for (const op of ['&&', '||', '|', '|&']) binaryOps.set(firstStmt(p, `a ${op} b`).Cmd.Op as number, op);
   for (const op of ['=', ':=']) assigningParamOps.add(items(items(firstStmt(p, `a \${b${op}c}`).Cmd.Args)[1].Parts)[0].Exp.Op as number);
-  if (redirectOps.size !== REDIRECT_SAMPLES.length + 2 || binaryOps.size !== 4 || assigningParamOps.size !== 2) fail('operator tokens');
+  transformParamOp = items(items(firstStmt(p, 'a ${b@P}').Cmd.Args)[1].Parts)[0].Exp.Op as number;
+  for (const op of ['-eq', '-ne', '-lt', '-le', '-gt', '-ge']) evaluatingTestOps.add(firstStmt(p, `[[ a ${op} b ]]`).Cmd.X.Op as number);
+  evaluatingTestOps.add(firstStmt(p, '[[ -v a ]]').Cmd.X.Op as number);
+  if (redirectOps.size !== REDIRECT_SAMPLES.length + 2 || binaryOps.size !== 4 || assigningParamOps.size !== 2 || evaluatingTestOps.size !== 7) fail('operator tokens');
 }
 
 /** The variable a `${NAME=word}` / `${NAME:=word}` expansion assigns, or null for any other node. */
@@ -139,6 +146,67 @@ export function paramAssignment(p: ShNode): string | null {
   parser();
   if (nodeType(p) !== 'ParamExp' || isNil(p.Exp) || !assigningParamOps.has(p.Exp.Op as number) || isNil(p.Param)) return null;
   return goString(p.Param.Value as string);
+}
+
+/**
+ * `${NAME@P}`: prompt expansion of the value, which runs the command substitutions in it (bash
+ * expands `$(…)` and backquotes of a prompt string) — code the policy never saw.
+ */
+export function isPromptExpansion(p: ShNode): boolean {
+  parser();
+  if (nodeType(p) !== 'ParamExp' || isNil(p.Exp) || (p.Exp.Op as number) !== transformParamOp || isNil(p.Exp.Word)) return false;
+  return items(p.Exp.Word.Parts).some((q) => nodeType(q) === 'Lit' && goString(q.Value as string) === 'P');
+}
+
+/**
+ * The operands of a `[[ … ]]` test that bash evaluates again: both sides of `-eq`, `-ne`, `-lt`,
+ * `-le`, `-gt`, `-ge` (arithmetic) and the name of `-v`; an array subscript written in them is
+ * expanded at that point (`[[ $x -eq 'a[$(cmd)]' ]]` runs cmd). Empty for any other test.
+ */
+export function evaluatedTestOperands(x: ShNode): ShNode[] {
+  parser();
+  const t = nodeType(x);
+  if ((t !== 'BinaryTest' && t !== 'UnaryTest') || !evaluatingTestOps.has(x.Op as number)) return [];
+  return t === 'BinaryTest' ? [x.X, x.Y] : [x.X];
+}
+
+/**
+ * Text that bash expands when it evaluates an array subscript written in it: a `[` followed by
+ * `$(`, a backquote, `${` or `$[` (`a[$(cmd)]`). Such text, given where bash evaluates a variable
+ * name or an arithmetic expression (`let`, `(( ))`, `declare -i`, `read`, `printf -v`, `[[ -v ]]`,
+ * `-eq` operands), runs the command it holds although the parser saw only a quoted string.
+ */
+export function subscriptRunsCode(text: string): boolean {
+  return /\[[^]*(\$\(|`|\$\{|\$\[)/.test(text);
+}
+
+/**
+ * A word's text with its quotes removed, where a command or process substitution counts as `$(`
+ * and any other expansion as `_`: what bash would expand a second time when it evaluates the word
+ * as a variable name or an arithmetic expression (see {@link subscriptRunsCode}).
+ */
+export function evaluatedText(word: ShNode): string {
+  let out = '';
+  for (const p of items(word.Parts)) {
+    switch (nodeType(p)) {
+      case 'Lit':
+        out += unescapeUnquoted(goString(p.Value as string)).text;
+        break;
+      case 'SglQuoted':
+        out += p.Dollar ? ansiC(goString(p.Value as string)) : goString(p.Value as string);
+        break;
+      case 'DblQuoted':
+        for (const q of items(p.Parts)) out += nodeType(q) === 'Lit' ? unescapeDouble(goString(q.Value as string)) : nodeType(q) === 'CmdSubst' ? '$(' : '_';
+        break;
+      case 'CmdSubst':
+      case 'ProcSubst':
+        out += '$(';
+        break;
+      default:
+        out += '_';
+    }
+  }
+  return out;
 }
 
 /** `$HOME` or `${HOME}` with no operator: the shell gives the home folder, which the policy knows. */
