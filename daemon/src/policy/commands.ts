@@ -121,12 +121,12 @@ export function evaluateCommand(input: CommandInput, rules: RulesConfig): Policy
     const nul = input.argv.findIndex((a) => a.includes('\0'));
     if (words.length === 0) acc.refusals.push(refusal('empty', ''));
     else if (nul >= 0) acc.refusals.push(refusal('control_character', JSON.stringify(input.argv[nul]), `argv[${nul}] contains U+0000 NUL, which ends an argument early`));
-    else judgeCommand({ text: input.argv.map(shellQuote).join(' '), words, assigns: [], redirects: [], pipedInput: false, dirs: dirsAt(acc.cwd) }, compiled, [], 0, acc);
+    else judgeCommand({ text: input.argv.map(shellQuote).join(' '), words, assigns: [], redirects: [], pipedInput: false, dirs: dirsAt(acc.cwd) }, compiled, [], 0, acc, false);
   } else {
     const text = input.command ?? '';
     const bad = findUnsafeCharacter(text);
     if (bad) acc.refusals.push(refusal('control_character', JSON.stringify(text.slice(Math.max(0, bad.index - 20), bad.index + 20)), `${bad.name} at character ${bad.index + 1}`));
-    else backgroundCommand = judgeScript(text, compiled, [], 0, acc, dirsAt(acc.cwd));
+    else backgroundCommand = judgeScript(text, compiled, [], 0, acc, dirsAt(acc.cwd), acc.sessionShell);
   }
   if (input.env) judgeEnvironment(input.env, compiled, acc);
   return verdict(acc, backgroundCommand);
@@ -157,15 +157,22 @@ function judgeEnvironment(env: Readonly<Record<string, string>>, rules: Compiled
 }
 
 /**
+ * Command strings run by the shell that reads them, not a child: `eval`, a `trap` action, an
+ * alias value, `source /dev/stdin <<< …` (wrappers.ts names them so). Their `exit` ends that shell.
+ */
+const SAME_SHELL_SCRIPTS = new Set(['eval', 'trap', 'alias', 'source <<', '. <<']);
+
+/**
  * Judges a command string that starts in `dirs` (the call's directory, or where the wrapper that
  * runs it runs). Each command is judged where the scan says it may run (script-scan.ts follows
- * `cd`/`pushd`/`popd` through `&&`, `;`, subshells and branches).
+ * `cd`/`pushd`/`popd` through `&&`, `;`, subshells and branches). `inSession`: the string runs in
+ * the session's own shell (the line itself, or `eval`/`trap`/`source` of it there).
  */
-function judgeScript(text: string, rules: CompiledRules, via: string[], depth: number, acc: Accumulator, dirs: Dirs): string | null {
+function judgeScript(text: string, rules: CompiledRules, via: string[], depth: number, acc: Accumulator, dirs: Dirs, inSession: boolean): string | null {
   const scan = scanCommandLine(text, dirs);
   const where = via.length > 0 ? `inside ${via.join(' → ')}` : undefined;
   for (const r of scan.refusals) acc.refusals.push(where ? { ...r, message: `${r.message} (${where})` } : r);
-  for (const cmd of scan.commands) judgeCommand(cmd, rules, via, depth, acc);
+  for (const cmd of scan.commands) judgeCommand(cmd, rules, via, depth, acc, inSession);
   for (const p of scan.paramAssigns) {
     const why = environmentRisk(p.name, null);
     if (why) acc.segments.push({ text: p.text, command: null, argv: [], via, redirects: [], decision: hold(rules), rule: `environment: ${p.name}`, reason: `${p.text} assigns ${p.name}, which ${why}` });
@@ -206,8 +213,8 @@ function wrapperDirectories(dirs: Dirs, chdirs: readonly ShellWord[]): Dirs {
  * its folder, environment and jobs (DESIGN §5; a session whose shell exited is over). Returns why,
  * or null.
  */
-function endsSessionShell(cmd: SimpleCommand, via: string[]): string | null {
-  if (via.length > 0 || !cmd.scope || cmd.scope.forked) return null;
+function endsSessionShell(cmd: SimpleCommand): string | null {
+  if (!cmd.scope || cmd.scope.forked) return null;
   // `builtin exit`, `command exit`, `builtin exec …` run the same builtin in the same shell (issue 18).
   let k = 0;
   while (k < cmd.words.length && !cmd.words[k]!.dynamic && IN_SHELL_WRAPPERS.has(commandName(cmd.words[k]!))) {
@@ -281,7 +288,7 @@ function worse<T extends { decision: PolicyDecision }>(a: T | null, b: T | null)
   return RANK[b.decision] > RANK[a.decision] ? b : a;
 }
 
-function judgeCommand(cmd: SimpleCommand, rules: CompiledRules, via: string[], depth: number, acc: Accumulator): void {
+function judgeCommand(cmd: SimpleCommand, rules: CompiledRules, via: string[], depth: number, acc: Accumulator, inSession: boolean): void {
   const u = unwrap(cmd);
   const chain = [...via, ...u.via];
   let best: { decision: PolicyDecision; rule: string; reason: string } | null = null;
@@ -310,7 +317,7 @@ function judgeCommand(cmd: SimpleCommand, rules: CompiledRules, via: string[], d
     if (v) raise(v.decision, v.rule, v.reason);
   }
   if (u.unjudgeable) raise(hold(rules), 'run-time', `${u.unjudgeable}, so it cannot be judged before it runs`);
-  const ends = (acc.sessionShell ? endsSessionShell(cmd, via) : null) ?? signalsSessionShell(u, acc.sessionShell);
+  const ends = (inSession ? endsSessionShell(cmd) : null) ?? signalsSessionShell(u, acc.sessionShell);
   if (ends) raise(hold(rules), 'built-in: ends the session', ends);
   for (const a of [...cmd.assigns, ...u.assigns]) {
     const why = environmentRisk(a.name, a.value ?? literalWord(''), a.append === true);
@@ -335,7 +342,8 @@ function judgeCommand(cmd: SimpleCommand, rules: CompiledRules, via: string[], d
       acc.refusals.push(refusal('too_deep', s.text));
       continue;
     }
-    judgeScript(s.text, rules, [...chain.filter((x) => x !== s.via), s.via], depth + 1, acc, wrapperDirectories(cmd.dirs ?? NO_DIRS, u.chdirs));
+    const sameShell = inSession && cmd.scope !== undefined && !cmd.scope.forked && SAME_SHELL_SCRIPTS.has(s.via);
+    judgeScript(s.text, rules, [...chain.filter((x) => x !== s.via), s.via], depth + 1, acc, wrapperDirectories(cmd.dirs ?? NO_DIRS, u.chdirs), sameShell);
   }
 }
 
