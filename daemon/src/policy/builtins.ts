@@ -1,6 +1,7 @@
 import { readOnlyLabel } from './read-only.js';
 import { globToRegExp, viewArguments } from './rules.js';
 import { canonicalPath, globCoversProtected, holdfastHomeMarker, isBareTildeUser, isRawDevice, MAY_NAME_STARTUP, namesHoldfastConfig, namesShellStartupFile, protectedPath } from './paths.js';
+import { PROMPT_HOOK, promptHookChange } from './prompt-hook.js';
 import type { SimpleCommand } from './script-scan.js';
 import { GIT_RISKY_KEY, gitRunsCommand, programOption } from './program-options.js';
 import { literalWord, shownWord, subscriptRunsCode, type ShellWord } from './shell-syntax.js';
@@ -464,6 +465,7 @@ export function builtinFinding(view: CommandView, cmd: SimpleCommand, cwd: strin
     confirm('built-in: holdfast', holdfastItself(name, view, shown)) ??
     (HOOK_COMMANDS.has(name) ? confirm('built-in: shell hook', shellHook(name, view)) : null) ??
     (EVALUATES_NAMES.has(name) ? confirm(RUN_TIME_CODE, evaluatedNameRunsCode(name, view, cmd)) : null) ??
+    confirm(PROMPT_HOOK, promptHookChange(name, view)) ??
     (name === 'git' ? confirm('built-in: git config', gitConfig(view)) ?? confirm('built-in: program option', gitRunsCommand(view)) : null) ??
     confirm('built-in: program option', programOption(name, view))
   );

@@ -177,6 +177,15 @@ describe('review round 5: writes to the prompt hook holdfast relies on need conf
     ["eval 'PROMPT_COMMAND=id'", 'confirm'],
     ["eval 'trap - DEBUG'", 'confirm'],
     ["eval 'declare -n r=PROMPT_COMMAND'", 'confirm'],
+    // the hook's own functions and variables (guardian/src/shell-integration.ts)
+    ['__hf_d() { :; }', 'confirm', 'built-in: prompt hook'],
+    ['unset -f __hf_p', 'confirm', 'built-in: prompt hook'],
+    ['__hf_envf=/tmp/x', 'confirm'],
+    ['printf -v __hf_n x', 'confirm'],
+    ['local() { :; }', 'deny'], // the parser refuses it
+    ['unset() { :; }', 'confirm', 'built-in: prompt hook'],
+    ['return() { :; }', 'confirm', 'built-in: prompt hook'],
+    ['function printf { :; }', 'confirm', 'built-in: prompt hook'],
     // still allowed
     ['trap -p', 'allow'],
     ["trap 'rm -f /tmp/x.$$' EXIT", 'allow'],
@@ -184,6 +193,8 @@ describe('review round 5: writes to the prompt hook holdfast relies on need conf
     ['set -o pipefail', 'allow'],
     ['source ./venv/bin/activate', 'allow'],
     ['declare -n ref=arr', 'allow'],
+    ['unset -f cd', 'allow'],
+    ['greet() { echo hi; }; greet', 'allow'],
     ['export NODE_ENV=test', 'allow'],
   ]);
 });

@@ -1,6 +1,7 @@
 import { builtinFinding, RUN_TIME_CODE, variablesAssignedBy } from './builtins.js';
 import { environmentRisk, evaluateEnvironment } from './environment.js';
 import { canonicalPath, changeDir, dirsAt, NO_DIRS, unionDirs, UNKNOWN_DIRS, type Dirs } from './paths.js';
+import { hookFunctionName, PROMPT_HOOK, sourcesUnjudgedScript } from './prompt-hook.js';
 import { readOnlyLabel } from './read-only.js';
 import { compileRules, matchLoose, matchStrict, rulesFor, type CommandRules, type CompiledRules } from './rules.js';
 import { refusal, scanCommandLine, type Refusal, type SimpleCommand } from './script-scan.js';
@@ -176,6 +177,14 @@ function judgeScript(text: string, rules: CompiledRules, via: string[], depth: n
   for (const p of scan.paramAssigns) {
     const why = environmentRisk(p.name, null);
     if (why) acc.segments.push({ text: p.text, command: null, argv: [], via, redirects: [], decision: hold(rules), rule: `environment: ${p.name}`, reason: `${p.text} assigns ${p.name}, which ${why}` });
+  }
+  for (const cmd of scan.commands) {
+    const why = sourcesUnjudgedScript(cmd, scan.commands, cmd.dirs?.known[0] ?? acc.cwd);
+    if (why) acc.segments.push({ text: cmd.text, command: 'source', argv: cmd.words.map(shownWord), via, redirects: [], decision: hold(rules), rule: PROMPT_HOOK, reason: why });
+  }
+  for (const f of scan.functionDefs) {
+    const why = hookFunctionName(f.name);
+    if (why) acc.segments.push({ text: f.text, command: null, argv: [], via, redirects: [], decision: hold(rules), rule: PROMPT_HOOK, reason: `defining ${f.name}: ${why}` });
   }
   for (const c of scan.runTimeCode) {
     acc.segments.push({ text: c.text, command: null, argv: [], via, redirects: [], decision: hold(rules), rule: RUN_TIME_CODE, reason: `${c.text} is ${c.why}, code no rule judged` });

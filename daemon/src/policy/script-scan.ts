@@ -110,6 +110,8 @@ export interface ScanResult {
    * `[[ $x -eq 'a[$(cmd)]' ]]`, `x='a[$(cmd)]'`). Each needs confirmation.
    */
   runTimeCode: { text: string; why: string }[];
+  /** Functions defined anywhere in the line (a name that shadows a builtin or the prompt hook's asks). */
+  functionDefs: { name: string; text: string }[];
 }
 
 const WRITE_OPS = new Set(['>', '>>', '<>', '>|', '&>', '&>>']);
@@ -136,7 +138,7 @@ export function refusal(kind: RefusalKind, text: string, detail?: string): Refus
  * working directory, or where the wrapper running this string runs).
  */
 export function scanCommandLine(command: string, dirs: Dirs = NO_DIRS): ScanResult {
-  const out: ScanResult = { commands: [], refusals: [], backgroundCommand: null, backgrounded: [], paramAssigns: [], runTimeCode: [] };
+  const out: ScanResult = { commands: [], refusals: [], backgroundCommand: null, backgrounded: [], paramAssigns: [], runTimeCode: [], functionDefs: [] };
   if (command.trim() === '') {
     out.refusals.push(refusal('empty', command));
     return out;
@@ -293,6 +295,7 @@ class Scanner {
         const changes = this.changesDirectory(c.Body);
         const fname = isNil(c.Name) ? '' : goString(c.Name.Value as string);
         if (fname !== '') this.functions.set(fname, { body: c.Body, scope });
+        this.out.functionDefs.push({ name: fname, text: this.src.of(c) });
         this.stmt(c.Body, chain, piped, { ...scope, functions: [...scope.functions, fname] }, unionDirs(dirs, UNKNOWN_DIRS), false);
         return same(changes ? unionDirs(dirs, UNKNOWN_DIRS) : dirs);
       }
