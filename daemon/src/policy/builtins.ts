@@ -1,6 +1,7 @@
 import { readOnlyLabel } from './read-only.js';
 import { globToRegExp, viewArguments } from './rules.js';
 import { canonicalPath, globCoversProtected, holdfastHomeMarker, isBareTildeUser, isRawDevice, MAY_NAME_STARTUP, namesHoldfastConfig, namesShellStartupFile, protectedPath } from './paths.js';
+import { POWER, powerAction } from './power.js';
 import { PROMPT_HOOK, promptHookChange } from './prompt-hook.js';
 import type { SimpleCommand } from './script-scan.js';
 import { GIT_RISKY_KEY, gitRunsCommand, programOption } from './program-options.js';
@@ -183,6 +184,15 @@ function rawDevice(name: string, view: CommandView, cmd: SimpleCommand, cwd: str
   for (const r of cmd.redirects) if (r.writes && !hit) hit = device(r.target ?? undefined);
   if (!hit && name === 'dd') for (const w of view.words.slice(1)) if (!hit && w.text.startsWith('of=')) hit = device(w, w.text.slice(3));
   if (!hit && (name === 'tee' || name === 'shred')) for (const w of viewArguments(view).positionals) hit ??= device(w);
+  if (!hit && name === 'sysctl') {
+    // `sysctl kernel.core_pattern=…`, `sysctl -w kernel/sysrq=1`: the key is a file under /proc/sys.
+    for (const w of view.words.slice(1)) {
+      const eq = w.text.indexOf('=');
+      if (w.text.startsWith('-') || eq <= 0) continue;
+      const key = w.text.slice(0, eq);
+      hit ??= device(w, `/proc/sys/${key.includes('/') ? key : key.replace(/\./g, '/')}`);
+    }
+  }
   if (!hit && name === 'find') {
     // -fprint FILE, -fprint0 FILE, -fls FILE, -fprintf FILE FORMAT write FILE.
     const w = view.words;
@@ -466,6 +476,7 @@ export function builtinFinding(view: CommandView, cmd: SimpleCommand, cwd: strin
     (HOOK_COMMANDS.has(name) ? confirm('built-in: shell hook', shellHook(name, view)) : null) ??
     (EVALUATES_NAMES.has(name) ? confirm(RUN_TIME_CODE, evaluatedNameRunsCode(name, view, cmd)) : null) ??
     confirm(PROMPT_HOOK, promptHookChange(name, view)) ??
+    confirm(POWER, powerAction(name, view)) ??
     (name === 'git' ? confirm('built-in: git config', gitConfig(view)) ?? confirm('built-in: program option', gitRunsCommand(view)) : null) ??
     confirm('built-in: program option', programOption(name, view))
   );
