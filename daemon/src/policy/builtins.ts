@@ -1,6 +1,6 @@
 import { readOnlyLabel } from './read-only.js';
 import { globToRegExp, viewArguments } from './rules.js';
-import { canonicalPath, globCoversProtected, holdfastHomeMarker, isBareTildeUser, isRawDevice, MAY_NAME_STARTUP, namesHoldfastConfig, namesShellStartupFile, protectedPath } from './paths.js';
+import { canonicalPath, globCoversProtected, holdfastHomeMarker, isBareTildeUser, isRawDevice, isRunTimeFolder, MAY_NAME_STARTUP, namesHoldfastConfig, namesShellStartupFile, protectedPath } from './paths.js';
 import { POWER, powerAction } from './power.js';
 import { PROMPT_HOOK, promptHookChange } from './prompt-hook.js';
 import type { SimpleCommand } from './script-scan.js';
@@ -49,11 +49,26 @@ const PROTECTED = 'built-in: protected path';
 
 type PathHit = { why: string } | 'possible' | null;
 
+/**
+ * The literal words a dynamic word may become, from variables this line set earlier
+ * (`d=/usr; rm -rf $d`: `/usr`; shell-syntax.ts {@link ShellWord.values}); empty otherwise.
+ */
+function valueWords(w: ShellWord): ShellWord[] {
+  return w.dynamic && w.values ? w.values.map((text) => ({ text, dynamic: false, glob: /[*?[]/.test(text), source: w.source })) : [];
+}
+
 /** Does this argument name a protected path (or could it, at run time)? */
 function protectedArg(w: ShellWord, cwd: string | null): PathHit {
-  if (w.dynamic) return 'possible';
+  if (w.dynamic) {
+    for (const v of valueWords(w)) {
+      const h = protectedArg(v, cwd);
+      if (h !== null && h !== 'possible') return { why: `${h.why} (the value ${w.source} was given earlier in the line)` };
+    }
+    return 'possible';
+  }
   const abs = canonicalPath(w.text, cwd);
   if (abs === null) return isBareTildeUser(w.text) ? { why: `${w.text}, a home folder` } : null;
+  if (isRunTimeFolder(abs)) return 'possible';
   const why = w.glob ? globCoversProtected(abs, globToRegExp) : protectedPath(abs);
   return why ? { why } : null;
 }
@@ -168,29 +183,39 @@ function isDeviceFolder(abs: string, text: string): boolean {
   return abs === '/dev' || ((text.endsWith('/') || abs === '/dev/disk' || abs.startsWith('/dev/disk/')) && abs.startsWith('/dev/') && !/^\/dev\/(shm|mqueue|pts|fd)(\/|$)/.test(abs));
 }
 
+/** Commands that write (or replace) every file named as a positional argument. */
+const FILE_WRITERS = new Set(['tee', 'shred', 'truncate', 'fallocate', 'wipefs', 'blkdiscard', 'mkswap']);
+
 function rawDevice(name: string, view: CommandView, cmd: SimpleCommand, cwd: string | null, shown: () => string): BuiltinFinding | null {
   let unplaced: string | null = null;
-  const device = (w: ShellWord | undefined, text = w?.text): string | null => {
-    if (!w || text === undefined) return null;
-    if (/^~[+-]/.test(text)) {
-      unplaced ??= text; // `~+/sda` after `cd /dev`: the current folder, known at run time only
-      return null;
+  // `path` maps the word's text to the file written (`of=/dev/sda` → `/dev/sda`).
+  const device = (w: ShellWord | undefined, path: (t: string) => string = (t) => t): string | null => {
+    if (!w) return null;
+    const tilde = /^~[+-]/.test(path(w.text)); // run-time to the parser, placed (as unknown) here
+    for (const text of (w.dynamic && !tilde ? (w.values ?? []) : [w.text]).map(path)) {
+      if (/^~[+-]/.test(text)) {
+        unplaced ??= text; // `~+/sda` after `cd /dev`: the current folder, known at run time only
+        continue;
+      }
+      const abs = canonicalPath(text, cwd);
+      if (abs !== null && isRunTimeFolder(abs)) unplaced ??= text; // `/proc/self/cwd/sda`, folder unknown
+      else if (abs !== null && isRawDevice(abs)) return abs;
     }
-    if (w.dynamic) return null;
-    const abs = canonicalPath(text, cwd);
-    return abs !== null && isRawDevice(abs) ? abs : null;
+    return null;
   };
   let hit: string | null = null;
   for (const r of cmd.redirects) if (r.writes && !hit) hit = device(r.target ?? undefined);
-  if (!hit && name === 'dd') for (const w of view.words.slice(1)) if (!hit && w.text.startsWith('of=')) hit = device(w, w.text.slice(3));
-  if (!hit && (name === 'tee' || name === 'shred')) for (const w of viewArguments(view).positionals) hit ??= device(w);
+  if (!hit && name === 'dd') for (const w of view.words.slice(1)) if (!hit && w.text.startsWith('of=')) hit = device(w, (t) => t.slice(3));
+  if (!hit && (FILE_WRITERS.has(name) || (name === 'sed' && view.words.some((w) => /^(-[A-Za-z]*i|--in-place)/.test(w.text))))) {
+    for (const w of viewArguments(view).positionals) hit ??= device(w);
+  }
   if (!hit && name === 'sysctl') {
     // `sysctl kernel.core_pattern=…`, `sysctl -w kernel/sysrq=1`: the key is a file under /proc/sys.
     for (const w of view.words.slice(1)) {
       const eq = w.text.indexOf('=');
       if (w.text.startsWith('-') || eq <= 0) continue;
       const key = w.text.slice(0, eq);
-      hit ??= device(w, `/proc/sys/${key.includes('/') ? key : key.replace(/\./g, '/')}`);
+      hit ??= device(w, () => `/proc/sys/${key.includes('/') ? key : key.replace(/\./g, '/')}`);
     }
   }
   if (!hit && name === 'find') {
@@ -198,7 +223,7 @@ function rawDevice(name: string, view: CommandView, cmd: SimpleCommand, cwd: str
     const w = view.words;
     for (let i = 1; i < w.length - 1 && !hit; i++) if (/^-(fprint0?|fls|fprintf)$/.test(w[i]!.text)) hit = device(w[i + 1]);
   }
-  if (!hit && (name === 'cp' || name === 'install')) {
+  if (!hit && (name === 'cp' || name === 'install' || name === 'ln' || name === 'mv')) {
     const a = viewArguments(view);
     const into = targetDirectory(view);
     const dest = into ?? a.positionals[a.positionals.length - 1];
@@ -407,24 +432,42 @@ function mayNameHoldfastConfig(w: ShellWord, cwdInside: boolean): boolean {
   return w.glob || cwdInside || w.text.includes('.holdfast') || (w.text.includes('/') && w.text.includes(holdfastHomeMarker()));
 }
 
+/** `$HOLDFAST_HOME`, `${HOLDFAST_HOME}`: the holdfast home where the shell has it set. */
+const HOLDFAST_HOME_VARIABLE = /\$\{?HOLDFAST_HOME\b/;
+
+/**
+ * Does this word name holdfast's configuration — as written, as `KEY=PATH` (`of=…`), in any value
+ * a variable set earlier in the line gives it, or through `$HOLDFAST_HOME`?
+ */
+function namesConfig(w: ShellWord, cwd: string | null, cwdInside: boolean, afterEquals: boolean): boolean {
+  if (w.dynamic && HOLDFAST_HOME_VARIABLE.test(w.source)) return true;
+  return [w, ...valueWords(w)].some((x) => {
+    if (!mayNameHoldfastConfig(x, cwdInside)) return false;
+    const eq = afterEquals ? x.text.indexOf('=') : -1;
+    return namesHoldfastConfig(x.text, x.glob, cwd, globToRegExp) || (eq > 0 && namesHoldfastConfig(x.text.slice(eq + 1), x.glob, cwd, globToRegExp));
+  });
+}
+
 function holdfastConfigWrite(view: CommandView, cmd: SimpleCommand, cwd: string | null, shown: () => string): string | null {
   const cwdInside = cwd !== null && (cwd.includes('.holdfast') || cwd.includes(holdfastHomeMarker()));
   for (const r of cmd.redirects) {
-    if (r.writes && r.target && mayNameHoldfastConfig(r.target, cwdInside) && namesHoldfastConfig(r.target.text, r.target.glob, cwd, globToRegExp)) return `${shown()} writes ${r.target.text}, holdfast's own configuration`;
+    if (r.writes && r.target && namesConfig(r.target, cwd, cwdInside, false)) return `${shown()} writes ${r.target.source}, holdfast's own configuration`;
   }
   let hit: ShellWord | undefined;
   for (let i = 1; i < view.words.length && !hit; i++) {
     const w = view.words[i]!;
-    if (!mayNameHoldfastConfig(w, cwdInside)) continue;
-    const eq = w.text.indexOf('=');
-    if (namesHoldfastConfig(w.text, w.glob, cwd, globToRegExp) || (eq > 0 && namesHoldfastConfig(w.text.slice(eq + 1), w.glob, cwd, globToRegExp))) hit = w;
+    if (namesConfig(w, cwd, cwdInside, true)) hit = w;
   }
   if (!hit || readOnlyLabel(view, cmd.redirects) !== null) return null;
   return `${shown()} names ${hit.text}, holdfast's own configuration (the rules the agent is bound by)`;
 }
 
-/** The startup file a word names (see {@link namesShellStartupFile}), with a cheap pre-test. */
+/** The startup file a word names (see {@link namesShellStartupFile}), with a cheap pre-test; also through the values of its variables. */
 function startupTarget(w: ShellWord, cwd: string | null): string | null {
+  for (const v of valueWords(w)) {
+    const hit = startupTarget(v, cwd);
+    if (hit !== null) return hit;
+  }
   if (!MAY_NAME_STARTUP.test(w.text)) return null;
   return namesShellStartupFile(w.text, w.glob, w.dynamic, cwd, globToRegExp);
 }

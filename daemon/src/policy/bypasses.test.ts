@@ -114,6 +114,10 @@ describe('review round 5: the floor sees every spelling of a protected path', ()
     ['rm -rf ~root/', 'deny', P],
     ['cd /etc && rm -rf /proc/self/cwd', 'deny', P],
     ['rm -rf /proc/self/cwd/..', 'confirm', P],
+    ['rm -rf /proc/self/root/../etc', 'deny', P],
+    ['rm -rf /proc/1/task/1/root/../usr', 'deny', P],
+    ['cd /usr/lib/x && rm -rf /proc/thread-self/cwd/..', 'deny', P],
+    ['rm -rf /proc/1234/cwd', 'confirm', P],
     // holdfast's own home, config and run folder
     [`echo x > ${HF}//config.yaml`, 'confirm', CFG],
     [`echo x > ${HF}/./config.yaml`, 'confirm', CFG],

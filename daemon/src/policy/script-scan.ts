@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { changeDir, NO_DIRS, unionDirs, UNKNOWN_DIRS, type Dirs } from './paths.js';
-import { binaryOp, evaluatedTestOperands, evaluatedText, goString, heredocBody, isNil, isPromptExpansion, isQuotedDelimiter, items, nodeType, paramAssignment, parseShell, redirectOp, resolveWord, resolveWords, SourceText, span, subscriptRunsCode, type ShellWord, type ShNode } from './shell-syntax.js';
+import { binaryOp, evaluatedTestOperands, evaluatedText, goString, heredocBody, isNil, isPromptExpansion, isQuotedDelimiter, items, nodeType, paramAssignment, parseShell, redirectOp, resolveWord, resolveWords, SourceText, span, subscriptRunsCode, wordValues, type KnownValues, type ShellWord, type ShNode } from './shell-syntax.js';
 
 /**
  * Splits a parsed command line into the simple commands the policy judges (issue 5 "segments"):
@@ -197,6 +197,29 @@ class Scanner {
   private readonly functions = new Map<string, { body: ShNode; scope: CommandScope }>();
   /** Functions whose body is being judged again at a call (no recursion). */
   private readonly calling = new Set<string>();
+  /** Literal values variables were given so far in this line (see {@link ShellWord.values}). */
+  private readonly vars = new Map<string, string[]>();
+
+  /**
+   * Remembers what `NAME=value` (alone, or with export/declare/local/readonly/typeset) gave NAME:
+   * its literal text, or the values a word of known variables may take; anything else forgets it.
+   */
+  private remember(a: ShNode): void {
+    if (isNil(a) || isNil(a.Name) || !isNil(a.Index) || !isNil(a.Array)) return;
+    const name = goString(a.Name.Value as string);
+    if (a.Append === true || a.Naked === true) {
+      if (a.Append === true) this.vars.delete(name);
+      return;
+    }
+    if (isNil(a.Value)) {
+      this.vars.set(name, ['']);
+      return;
+    }
+    const w = resolveWord(a.Value, this.src);
+    const values = w.dynamic ? wordValues(a.Value, this.vars) : [w.text];
+    if (values === null) this.vars.delete(name);
+    else this.vars.set(name, values);
+  }
 
   stmts(list: ShNode[], outer: ShNode[], piped: boolean, scope: CommandScope, dirs: Dirs): Flow {
     let flow = same(dirs);
@@ -228,14 +251,16 @@ class Scanner {
       case 'CallExpr': {
         for (const a of items(c.Assigns)) this.assign(a);
         for (const w of items(c.Args)) this.word(w);
-        const cmd = simpleCommand(c, chain, piped, this.src, scope, dirs, timed);
+        const cmd = simpleCommand(c, chain, piped, this.src, scope, dirs, timed, this.vars);
         this.out.commands.push(cmd);
+        if (items(c.Args).length === 0) for (const a of items(c.Assigns)) this.remember(a);
         this.callFunction(cmd, chain, piped, dirs);
         return this.directoryAfter(cmd, dirs);
       }
       case 'DeclClause':
         for (const a of items(c.Args)) this.assign(a);
-        this.out.commands.push(simpleCommand(c, chain, piped, this.src, scope, dirs, false));
+        this.out.commands.push(simpleCommand(c, chain, piped, this.src, scope, dirs, false, this.vars));
+        for (const a of items(c.Args)) this.remember(a);
         return same(dirs);
       case 'BinaryCmd': {
         const op = binaryOp(c.Op as number);
@@ -274,7 +299,14 @@ class Scanner {
       }
       case 'ForClause': {
         const loop = c.Loop;
-        if (nodeType(loop) === 'WordIter') for (const w of items(loop.Items)) this.word(w);
+        if (nodeType(loop) === 'WordIter') {
+          for (const w of items(loop.Items)) this.word(w);
+          // `for d in /etc /usr; do rm -rf "$d"; done`: the loop variable takes each listed value.
+          const listed = items(loop.Items).flatMap((w: ShNode) => resolveWords(w, this.src));
+          const name = goString(loop.Name.Value as string);
+          if (listed.length > 0 && listed.every((w: ShellWord) => !w.dynamic)) this.vars.set(name, listed.map((w: ShellWord) => w.text));
+          else this.vars.delete(name);
+        }
         else if (nodeType(loop) === 'CStyleLoop') for (const x of [loop.Init, loop.Cond, loop.Post]) this.arith(x);
         const d = this.changesDirectory(c) ? unionDirs(dirs, UNKNOWN_DIRS) : dirs;
         const body = this.stmts(items(c.Do), chain, piped, scope, d);
@@ -502,13 +534,21 @@ function arithRunsCode(x: ShNode, src: SourceText): boolean {
   }
 }
 
-function simpleCommand(cmd: ShNode, chain: ShNode[], piped: boolean, src: SourceText, scope: CommandScope, dirs: Dirs, timed: boolean): SimpleCommand {
+/** A word as the policy judges it, with the values known variables give it (see {@link ShellWord.values}). */
+function judgedWords(w: ShNode, src: SourceText, vars: KnownValues): ShellWord[] {
+  const out = resolveWords(w, src);
+  if (out.length !== 1 || !out[0]!.dynamic) return out;
+  const values = wordValues(w, vars);
+  return values === null ? out : [{ ...out[0]!, values }];
+}
+
+function simpleCommand(cmd: ShNode, chain: ShNode[], piped: boolean, src: SourceText, scope: CommandScope, dirs: Dirs, timed: boolean, vars: KnownValues): SimpleCommand {
   const own = chain[chain.length - 1]!;
   const words: ShellWord[] = [];
   const assigns: Assignment[] = [];
   if (nodeType(cmd) === 'CallExpr') {
     for (const a of items(cmd.Assigns)) assigns.push(assignment(a, src));
-    for (const w of items(cmd.Args)) words.push(...resolveWords(w, src));
+    for (const w of items(cmd.Args)) words.push(...judgedWords(w, src, vars));
     // `time -- cmd`, `time -p -- cmd`: bash's time keyword takes `--` before the command.
     if (timed && words[0] && !words[0].dynamic && words[0].text === '--' && words[0].source === '--') words.shift();
   } else {
@@ -527,7 +567,7 @@ function simpleCommand(cmd: ShNode, chain: ShNode[], piped: boolean, src: Source
     }
   }
   const redirects: Redirection[] = [];
-  for (let i = chain.length - 1; i >= 0; i--) for (const r of items(chain[i]!.Redirs)) redirects.push(redirection(r, src));
+  for (let i = chain.length - 1; i >= 0; i--) for (const r of items(chain[i]!.Redirs)) redirects.push(redirection(r, src, vars));
   return { text: src.of(own), words, assigns, redirects, pipedInput: piped, scope, dirs };
 }
 
@@ -619,9 +659,10 @@ function assignment(a: ShNode, src: SourceText): Assignment {
   return { name, value: isNil(a.Value) ? null : resolveWord(a.Value, src), append };
 }
 
-function redirection(r: ShNode, src: SourceText): Redirection {
+function redirection(r: ShNode, src: SourceText, vars: KnownValues): Redirection {
   const op = redirectOp(r.Op as number);
-  const target = isNil(r.Word) ? null : resolveWord(r.Word, src);
+  const values = isNil(r.Word) ? null : wordValues(r.Word, vars);
+  const target = isNil(r.Word) ? null : { ...resolveWord(r.Word, src), ...(values ? { values } : {}) };
   let writes = WRITE_OPS.has(op);
   if (op === '>&') writes = target !== null && !/^(\d+-?|-)$/.test(target.text);
   if (writes && target && !target.dynamic && HARMLESS_TARGETS.has(target.text)) writes = false;

@@ -211,9 +211,13 @@ export function evaluatedText(word: ShNode): string {
 
 /** `$HOME` or `${HOME}` with no operator: the shell gives the home folder, which the policy knows. */
 function isPlainHome(p: ShNode): boolean {
-  return (
+  return plainParam(p) === 'HOME';
+}
+
+/** The name of `$NAME` / `${NAME}` with no operator, index or other decoration; null otherwise. */
+function plainParam(p: ShNode): string | null {
+  const plain =
     !isNil(p.Param) &&
-    p.Param.Value === 'HOME' &&
     !p.Excl &&
     !p.Length &&
     !p.Width &&
@@ -221,8 +225,60 @@ function isPlainHome(p: ShNode): boolean {
     isNil(p.Slice) &&
     isNil(p.Repl) &&
     isNil(p.Exp) &&
-    !(p.Names > 0)
-  );
+    !(p.Names > 0);
+  return plain ? goString(p.Param.Value as string) : null;
+}
+
+/** Values variables were given earlier in the line: name → the literal texts it may hold. */
+export type KnownValues = ReadonlyMap<string, readonly string[]>;
+
+const MAX_WORD_VALUES = 16;
+
+/**
+ * The texts a dynamic word may become when its variables hold the values this line gave them
+ * (see {@link ShellWord.values}); null when a part is something else (`$(…)`, `${X:-y}`, an
+ * unknown variable) or no variable is known. An unquoted value with blanks also counts split
+ * into its words.
+ */
+export function wordValues(word: ShNode, vars: KnownValues): string[] | null {
+  if (vars.size === 0) return null;
+  let out = [''];
+  let used = false;
+  const append = (texts: readonly string[]): boolean => {
+    const next: string[] = [];
+    for (const a of out) for (const t of texts) next.push(a + t);
+    out = next;
+    return out.length <= MAX_WORD_VALUES;
+  };
+  const param = (p: ShNode, quoted: boolean): boolean => {
+    const name = plainParam(p);
+    if (name === 'HOME') return append([homeDirectory()]);
+    const known = name === null ? undefined : vars.get(name);
+    if (known === undefined) return false;
+    used = true;
+    return append(quoted ? known : known.flatMap((v) => [v, ...v.split(/\s+/).filter((x) => x !== '' && x !== v)]));
+  };
+  for (const p of items(word.Parts)) {
+    let ok: boolean;
+    switch (nodeType(p)) {
+      case 'Lit':
+        ok = append([unescapeUnquoted(goString(p.Value as string)).text]);
+        break;
+      case 'SglQuoted':
+        ok = append([p.Dollar ? ansiC(goString(p.Value as string)) : goString(p.Value as string)]);
+        break;
+      case 'DblQuoted':
+        ok = items(p.Parts).every((q) => (nodeType(q) === 'Lit' ? append([unescapeDouble(goString(q.Value as string))]) : nodeType(q) === 'ParamExp' && param(q, true)));
+        break;
+      case 'ParamExp':
+        ok = param(p, false);
+        break;
+      default:
+        ok = false;
+    }
+    if (!ok) return null;
+  }
+  return used ? out : null;
 }
 
 /** The text of a redirection operator (`>`, `>>`, `<<`, `&>`, …). */
@@ -294,6 +350,13 @@ export interface ShellWord {
   dynamic: boolean;
   glob: boolean;
   source: string;
+  /**
+   * For a dynamic word made only of literal text and variables this same line set to literal
+   * values earlier (`d=/usr; rm -rf $d`, `for f in /dev/sda; do … > "$f"`): the texts it may
+   * become (at most 16). The word stays dynamic (the variable may hold something else at run
+   * time); the floor checks each value as well.
+   */
+  values?: string[];
 }
 
 /**
