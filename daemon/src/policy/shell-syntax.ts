@@ -193,7 +193,7 @@ export function evaluatedText(word: ShNode): string {
         out += unescapeUnquoted(goString(p.Value as string)).text;
         break;
       case 'SglQuoted':
-        out += p.Dollar ? ansiC(goString(p.Value as string)) : goString(p.Value as string);
+        out += singleQuotedText(p);
         break;
       case 'DblQuoted':
         for (const q of items(p.Parts)) out += nodeType(q) === 'Lit' ? unescapeDouble(goString(q.Value as string)) : nodeType(q) === 'CmdSubst' ? '$(' : '_';
@@ -265,7 +265,7 @@ export function wordValues(word: ShNode, vars: KnownValues): string[] | null {
         ok = append([unescapeUnquoted(goString(p.Value as string)).text]);
         break;
       case 'SglQuoted':
-        ok = append([p.Dollar ? ansiC(goString(p.Value as string)) : goString(p.Value as string)]);
+        ok = append([singleQuotedText(p)]);
         break;
       case 'DblQuoted':
         ok = items(p.Parts).every((q) => (nodeType(q) === 'Lit' ? append([unescapeDouble(goString(q.Value as string))]) : nodeType(q) === 'ParamExp' && param(q, true)));
@@ -429,21 +429,11 @@ function markedChars(word: ShNode, src: SourceText): MarkedChar[] | null {
   };
   for (const p of items(word.Parts)) {
     switch (nodeType(p)) {
-      case 'Lit': {
-        const raw = goString(p.Value as string);
-        for (let i = 0; i < raw.length; i++) {
-          const c = raw[i]!;
-          if (c === '\\') {
-            if (i + 1 < raw.length && raw[i + 1] !== '\n') out.push({ c: raw[i + 1]!, special: false });
-            i++;
-            continue;
-          }
-          out.push({ c, special: true });
-        }
+      case 'Lit':
+        out.push(...unquotedChars(goString(p.Value as string)));
         break;
-      }
       case 'SglQuoted':
-        plain(p.Dollar ? ansiC(goString(p.Value as string)) : goString(p.Value as string));
+        plain(singleQuotedText(p));
         break;
       case 'DblQuoted':
         for (const q of items(p.Parts)) {
@@ -557,7 +547,7 @@ export function resolveWord(word: ShNode, src: SourceText): ShellWord & { braces
         break;
       }
       case 'SglQuoted':
-        out.text += p.Dollar ? ansiC(goString(p.Value as string)) : goString(p.Value as string);
+        out.text += singleQuotedText(p);
         break;
       case 'DblQuoted':
         for (const q of items(p.Parts)) {
@@ -627,19 +617,35 @@ function tildeOnlyKnownAtRunTime(word: ShNode): boolean {
 function unescapeUnquoted(raw: string): { text: string; glob: boolean } {
   let text = '';
   let glob = false;
-  for (let i = 0; i < raw.length; i++) {
-    const c = raw[i]!;
-    if (c === '\\') {
-      if (i + 1 < raw.length) {
-        if (raw[i + 1] !== '\n') text += raw[i + 1];
-        i++;
-      }
-      continue;
-    }
-    if (c === '*' || c === '?' || c === '[') glob = true;
-    text += c;
+  for (const m of unquotedChars(raw)) {
+    if (m.special && (m.c === '*' || m.c === '?' || m.c === '[')) glob = true;
+    text += m.c;
   }
   return { text, glob };
+}
+
+/**
+ * The characters of unquoted text after backslash removal (a backslash-newline is a line
+ * continuation and vanishes), each marked `special` unless a backslash escaped it — the one
+ * quote-handling loop behind {@link unescapeUnquoted} and brace expansion.
+ */
+function unquotedChars(raw: string): MarkedChar[] {
+  const out: MarkedChar[] = [];
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i]!;
+    if (c !== '\\') {
+      out.push({ c, special: true });
+      continue;
+    }
+    if (i + 1 < raw.length && raw[i + 1] !== '\n') out.push({ c: raw[i + 1]!, special: false });
+    i++;
+  }
+  return out;
+}
+
+/** The text of a `'…'` or `$'…'` part (ANSI-C escapes applied to the latter). */
+function singleQuotedText(p: ShNode): string {
+  return p.Dollar ? ansiC(goString(p.Value as string)) : goString(p.Value as string);
 }
 
 /** Backslash removal inside double quotes: only before `$`, backquote, `"`, `\` and newline. */
