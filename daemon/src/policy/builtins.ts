@@ -341,6 +341,11 @@ function holdfastItself(name: string, view: CommandView, shown: () => string): s
     const as = script.text.endsWith('cli/main.js') ? 'holdfast' : 'holdfastd';
     return holdfastItself(as, { ...view, words: [literalWord(as), ...words.slice(i + 1)] }, shown);
   }
+  if (name === 'kill') {
+    // `kill $(pgrep -f holdfast)`, `kill -9 \`pidof holdfastd\``: holdfast's pids from a lookup.
+    const lookup = view.words.slice(1).find((w) => w.dynamic && /\$\(|`/.test(w.source) && (HOLDFAST_PROCESS.test(w.source) || /\bnode(js)?\b/.test(w.source)));
+    return lookup ? `${shown()} signals the processes ${lookup.source} finds: holdfast itself` : null;
+  }
   if (name !== 'holdfast' && name !== 'holdfastd' && name !== 'systemctl' && name !== 'pkill' && name !== 'killall') return null;
   const args = view.words.slice(1).filter((w) => !w.text.startsWith('--home'));
   if (name === 'holdfast' || name === 'holdfastd') {
@@ -362,7 +367,7 @@ function holdfastItself(name: string, view: CommandView, shown: () => string): s
 }
 
 /** Builtins that evaluate a variable name they are given (its array subscript is expanded then). */
-const EVALUATES_NAMES = new Set(['read', 'printf', 'mapfile', 'readarray', 'unset', 'getopts', 'declare', 'typeset', 'local', 'export', 'readonly', 'test', '[']);
+const EVALUATES_NAMES = new Set(['wait', 'read', 'printf', 'mapfile', 'readarray', 'unset', 'getopts', 'declare', 'typeset', 'local', 'export', 'readonly', 'test', '[']);
 
 const HOOK_COMMANDS = new Set(['alias', 'hash', 'enable', 'bind', 'complete', 'compgen', 'fc', 'history', 'shopt', 'crontab']);
 
@@ -590,6 +595,11 @@ function assignedNames(view: CommandView, cmd: SimpleCommand): string[] {
     }
     case 'getopts':
       return args[1] && !args[1].dynamic ? [args[1].text] : [];
+    case 'wait': {
+      // `wait -p NAME` (bash 5.1) assigns the pid that ended.
+      const k = args.findIndex((w) => /^-[A-Za-z]*p$/.test(w.text));
+      return k >= 0 && args[k + 1] ? [args[k + 1]!.dynamic ? 'PROMPT_COMMAND' : args[k + 1]!.text] : [];
+    }
     case 'unset':
       // `unset PROMPT_COMMAND` changes the shell as much as assigning it (`unset -f` removes functions).
       if (args.some((w) => /^-[A-Za-z]*f/.test(w.text))) return [];

@@ -292,6 +292,55 @@ describe('review round 5: power actions through every front end', () => {
   });
 });
 
+describe('review round 5, own adversarial round: ten more attempts', () => {
+  table([
+    // 1. arithmetic assigns: let and (( )) set PROMPT_COMMAND/PS1/PATH without an `=` word
+    ['let PROMPT_COMMAND=0', 'confirm', 'environment: PROMPT_COMMAND'],
+    ['(( PS1 = 0 ))', 'confirm', 'environment: PS1'],
+    ['(( PATH += 1 ))', 'confirm', 'environment: PATH'],
+    ['for (( PS0 = 0; PS0 < 1; PS0++ )); do :; done', 'confirm', 'environment: PS0'],
+    // 2. a loop variable is assigned each listed word
+    ['for PROMPT_COMMAND in id; do :; done', 'confirm', 'environment: PROMPT_COMMAND'],
+    ['select PS1 in x; do break; done', 'confirm', 'environment: PS1'],
+    // 3. wait -p NAME assigns NAME
+    ['wait -n -p PROMPT_COMMAND', 'confirm', 'environment: PROMPT_COMMAND'],
+    // 4. indirect expansion evaluates the name it finds (its subscript runs code)
+    ['read ref <<< x; echo ${!ref}', 'confirm', CODE],
+    // 5. a variable built from another known one
+    ['a=/u; b=${a}sr; rm -rf $b', 'deny', 'built-in: protected path'],
+    // 6. a glob followed by .. segments still lands on a protected folder
+    ['rm -rf /usr/lib/*/../..', 'deny', 'built-in: protected path'],
+    // 7. >& with a file name is a write
+    ['echo b >& /proc/sysrq-trigger', 'deny', 'built-in: raw device'],
+    // 8. the systemd and openrc shutdown helpers
+    ['/usr/lib/systemd/systemd-shutdown poweroff', 'confirm', 'built-in: power'],
+    ['openrc-shutdown -p now', 'confirm', 'built-in: power'],
+    // 9. holdfast's processes by pid from a lookup
+    ['kill $(pgrep -f holdfast)', 'confirm', 'built-in: holdfast'],
+    ['kill -9 `pidof holdfastd`', 'confirm', 'built-in: holdfast'],
+    // still allowed
+    ['let i=i+1', 'allow'],
+    ['(( n = 3 ))', 'allow'],
+    ['for f in a b; do echo $f; done', 'allow'],
+    ['echo ${!prefix*} ${!arr[@]}', 'allow'],
+    ['kill $(cat build.pid)', 'allow'],
+  ]);
+  table(
+    [
+      // 10. the session's shell stopped, limited to death, or signalled through arithmetic
+      ['suspend -f', 'confirm', 'built-in: ends the session'],
+      ['ulimit -t 1', 'confirm', 'built-in: ends the session'],
+      ['ulimit -Sv 1000', 'confirm', 'built-in: ends the session'],
+      ['kill -9 $(( $$ ))', 'confirm', 'built-in: ends the session'],
+      ['kill -9 "$(echo $$)"', 'confirm', 'built-in: ends the session'],
+      ['ulimit -a', 'allow'],
+      ['ulimit -n', 'allow'],
+      ['( ulimit -v 1000; make )', 'allow'],
+    ],
+    { sessionShell: true },
+  );
+});
+
 describe('review round 5: the home folder spellings stay judged', () => {
   it('the home folder is known to the tests', () => assert.ok(HOME.startsWith('/')));
 });

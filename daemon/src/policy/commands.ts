@@ -240,6 +240,11 @@ function endsSessionShell(cmd: SimpleCommand): string | null {
   const head = cmd.words[k];
   if (!head || head.dynamic) return null;
   const name = commandName(head);
+  if (name === 'suspend' || (name === 'ulimit' && cmd.words.slice(k + 1).some((w) => w.dynamic || !w.text.startsWith('-')))) {
+    // `suspend -f` stops the shell for good (nobody can send it SIGCONT); `ulimit -t 1`, `ulimit -v …`
+    // limit it until it is killed or cannot start a command (a subshell keeps its limits to itself).
+    return `${cmd.text} ${name === 'suspend' ? 'stops' : 'limits'} the session's own shell, which can stop or end the session; run it in a subshell ( … ) instead`;
+  }
   if (name !== 'exit' && name !== 'logout' && name !== 'exec') return null;
   // A function body runs in this shell when it is called, perhaps in a later call.
   const fn = cmd.scope.functions[cmd.scope.functions.length - 1];
@@ -284,6 +289,9 @@ function signalsSessionShell(u: Unwrapped, sessionShell: boolean): string | null
   if (/^(SIG)?0$/i.test(signal)) return null;
   for (const w of args.slice(i)) {
     const written = w.source.replace(/^["']|["']$/g, '');
+    // `kill -9 $(( $$ ))`, `kill "$(echo $$)"`: a pid computed from the shell's own or its parent's.
+    if (w.dynamic && /\$\{?PPID\b/.test(written)) return `${view.words.map(shownWord).join(' ')} signals a pid computed from $PPID, the session's guardian`;
+    if (sessionShell && w.dynamic && /\$\$|\$\{\$\}|\$\{?BASHPID\b/.test(written)) return `${view.words.map(shownWord).join(' ')} signals a pid computed from the session's own shell, which ends the session`;
     if (PARENT_PID.test(written)) return `${view.words.map(shownWord).join(' ')} signals the session's guardian (the shell's parent), which ends the session`;
     if (sessionShell && OWN_SHELL_PID.test(written)) return `${view.words.map(shownWord).join(' ')} signals the session's own shell${/0/.test(written) ? ' and its process group' : ''}, which ends the session (its folder, environment and background jobs)`;
   }

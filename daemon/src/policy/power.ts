@@ -33,7 +33,7 @@ const LOGIN_END = /^(terminate|kill)-(user|session|seat)$/;
 const DBUS_FRONT_ENDS = new Set(['busctl', 'dbus-send', 'gdbus', 'qdbus', 'qdbus6', 'dbus']);
 const DBUS_SERVICE = /org\.freedesktop\.(login1|systemd1)|SessionManager|ksmserver|KSMServer/;
 const DBUS_METHOD = /(^|[./])(PowerOff|Reboot|Halt|Suspend|Hibernate|HybridSleep|SuspendThenHibernate|Sleep|KExec|SoftReboot|ScheduleShutdown|StartUnit|RestartUnit|StartTransientUnit|EnqueueUnitJob|TerminateUser|TerminateSession|TerminateSeat|KillUser|KillSession|Exit|Shutdown|Logout|RequestShutdown|RequestReboot|logout)$/;
-const ALWAYS = new Set(['shutdown', 'halt', 'poweroff', 'reboot', 'kexec', 'pm-suspend', 'pm-hibernate', 'pm-suspend-hybrid', 's2ram', 's2disk', 's2both', 'zzz', 'ZZZ', 'gnome-session-quit', 'xfce4-session-logout', 'lxqt-leave', 'systemd-sleep']);
+const ALWAYS = new Set(['shutdown', 'halt', 'poweroff', 'reboot', 'kexec', 'pm-suspend', 'pm-hibernate', 'pm-suspend-hybrid', 's2ram', 's2disk', 's2both', 'zzz', 'ZZZ', 'gnome-session-quit', 'xfce4-session-logout', 'lxqt-leave', 'systemd-sleep', 'systemd-shutdown', 'openrc-shutdown']);
 const ONLY_HELP = /^(--help|-h|--version|-V)$/;
 
 /** Why this command powers off, reboots, suspends the machine or ends the login, or null. */

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { changeDir, NO_DIRS, unionDirs, UNKNOWN_DIRS, type Dirs } from './paths.js';
-import { binaryOp, evaluatedTestOperands, evaluatedText, goString, heredocBody, isNil, isPromptExpansion, isQuotedDelimiter, items, nodeType, paramAssignment, parseShell, redirectOp, resolveWord, resolveWords, SourceText, span, subscriptRunsCode, wordValues, type KnownValues, type ShellWord, type ShNode } from './shell-syntax.js';
+import { arithmeticAssignee, binaryOp, evaluatedTestOperands, evaluatedText, goString, heredocBody, isIndirectExpansion, isNil, isPromptExpansion, isQuotedDelimiter, items, nodeType, paramAssignment, parseShell, redirectOp, resolveWord, resolveWords, SourceText, span, subscriptRunsCode, wordValues, type KnownValues, type ShellWord, type ShNode } from './shell-syntax.js';
 
 /**
  * Splits a parsed command line into the simple commands the policy judges (issue 5 "segments"):
@@ -304,6 +304,8 @@ class Scanner {
           // `for d in /etc /usr; do rm -rf "$d"; done`: the loop variable takes each listed value.
           const listed = items(loop.Items).flatMap((w: ShNode) => resolveWords(w, this.src));
           const name = goString(loop.Name.Value as string);
+          // `for NAME in …` / `select NAME in …` assigns NAME each word.
+          this.out.paramAssigns.push({ name, text: `${c.Select === true ? 'select' : 'for'} ${name} in …` });
           if (listed.length > 0 && listed.every((w: ShellWord) => !w.dynamic)) this.vars.set(name, listed.map((w: ShellWord) => w.text));
           else this.vars.delete(name);
         }
@@ -448,6 +450,7 @@ class Scanner {
       case 'ParamExp': {
         const assigned = paramAssignment(p);
         if (assigned !== null) this.out.paramAssigns.push({ name: assigned, text: this.src.of(p) });
+        if (isIndirectExpansion(p)) this.out.runTimeCode.push({ text: this.src.of(p), why: 'indirect expansion, which evaluates the name it holds (an array subscript in it runs a command)' });
         if (isPromptExpansion(p)) this.out.runTimeCode.push({ text: this.src.of(p), why: 'prompt expansion (@P) runs the command substitutions in the value' });
         this.subscript(p.Index);
         this.arith(p.Index);
@@ -471,6 +474,8 @@ class Scanner {
   }
 
   private arith(x: ShNode): void {
+    const assigned = arithmeticAssignee(x);
+    if (assigned !== null) this.out.paramAssigns.push({ name: assigned, text: this.src.of(x) });
     switch (nodeType(x)) {
       case 'Word':
         this.evaluated(x, 'arithmetic whose quoted array subscript runs a command');

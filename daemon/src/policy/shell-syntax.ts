@@ -105,6 +105,8 @@ const redirectOps = new Map<number, string>();
 const binaryOps = new Map<number, string>();
 /** Operators of `${NAME=word}` and `${NAME:=word}`: they assign NAME. */
 const assigningParamOps = new Set<number>();
+/** Arithmetic operators that assign their left operand (`=`, `+=`, …, `++`, `--`). */
+const assigningArithOps = new Set<number>();
 /** The operator of `${NAME@OP}` (`@P`, `@Q`, …). */
 let transformParamOp = -1;
 /** `[[ … ]]` operators whose operands bash evaluates as arithmetic (`-eq` … `-ge`) or as a variable name (`-v`). */
@@ -135,10 +137,12 @@ function selfCheck(p: ShParser): void {
   redirectOps.set(items(firstStmt(p, 'a <<-E\nE\n').Redirs)[0].Op as number, '<<-');
   for (const op of ['&&', '||', '|', '|&']) binaryOps.set(firstStmt(p, `a ${op} b`).Cmd.Op as number, op);
   for (const op of ['=', ':=']) assigningParamOps.add(items(items(firstStmt(p, `a \${b${op}c}`).Cmd.Args)[1].Parts)[0].Exp.Op as number);
+  for (const op of ['=', '+=', '-=', '*=', '/=', '%=', '<<=', '>>=', '&=', '^=', '|=']) assigningArithOps.add(firstStmt(p, `(( a ${op} 1 ))`).Cmd.X.Op as number);
+  for (const e of ['a++', 'a--', '++a', '--a']) assigningArithOps.add(firstStmt(p, `(( ${e} ))`).Cmd.X.Op as number);
   transformParamOp = items(items(firstStmt(p, 'a ${b@P}').Cmd.Args)[1].Parts)[0].Exp.Op as number;
   for (const op of ['-eq', '-ne', '-lt', '-le', '-gt', '-ge']) evaluatingTestOps.add(firstStmt(p, `[[ a ${op} b ]]`).Cmd.X.Op as number);
   evaluatingTestOps.add(firstStmt(p, '[[ -v a ]]').Cmd.X.Op as number);
-  if (redirectOps.size !== REDIRECT_SAMPLES.length + 2 || binaryOps.size !== 4 || assigningParamOps.size !== 2 || evaluatingTestOps.size !== 7) fail('operator tokens');
+  if (redirectOps.size !== REDIRECT_SAMPLES.length + 2 || binaryOps.size !== 4 || assigningParamOps.size !== 2 || evaluatingTestOps.size !== 7 || assigningArithOps.size < 13) fail('operator tokens');
 }
 
 /** The variable a `${NAME=word}` / `${NAME:=word}` expansion assigns, or null for any other node. */
@@ -146,6 +150,29 @@ export function paramAssignment(p: ShNode): string | null {
   parser();
   if (nodeType(p) !== 'ParamExp' || isNil(p.Exp) || !assigningParamOps.has(p.Exp.Op as number) || isNil(p.Param)) return null;
   return goString(p.Param.Value as string);
+}
+
+/**
+ * The variable an arithmetic assignment sets (`(( PS1 = 0 ))`, `let PATH+=1`, `(( n++ ))`), or
+ * null for any other arithmetic node.
+ */
+export function arithmeticAssignee(x: ShNode): string | null {
+  parser();
+  const t = nodeType(x);
+  if ((t !== 'BinaryArithm' && t !== 'UnaryArithm') || !assigningArithOps.has(x.Op as number) || nodeType(x.X) !== 'Word') return null;
+  const parts = items(x.X.Parts);
+  const first = parts[0];
+  if (parts.length !== 1) return null;
+  if (nodeType(first) === 'Lit') return goString(first.Value as string);
+  return nodeType(first) === 'ParamExp' && !isNil(first.Param) ? goString(first.Param.Value as string) : null;
+}
+
+/**
+ * `${!NAME}`: indirect expansion — bash evaluates the value of NAME as a variable name, and an
+ * array subscript in it (`a[$(cmd)]`) runs code. Not `${!PREFIX*}` or `${!ARRAY[@]}`, which only list names.
+ */
+export function isIndirectExpansion(p: ShNode): boolean {
+  return nodeType(p) === 'ParamExp' && p.Excl === true && !(p.Names > 0) && isNil(p.Index);
 }
 
 /**
