@@ -564,7 +564,7 @@ function assignedNames(view: CommandView, cmd: SimpleCommand): string[] {
   const name = commandName(head);
   const args = view.words.slice(1);
   const out: string[] = [];
-  const positional: string[] = [];
+  const positional: ShellWord[] = [];
   const withValue = name === 'read' ? 'adinNptu' : name === 'mapfile' || name === 'readarray' ? 'dnOsuCc' : name === 'printf' ? 'v' : '';
   switch (name) {
     case 'read':
@@ -574,36 +574,36 @@ function assignedNames(view: CommandView, cmd: SimpleCommand): string[] {
       for (let i = 0; i < args.length; i++) {
         const t = args[i]!.text;
         if (t === '--') {
-          positional.push(...args.slice(i + 1).map((w) => w.text));
+          positional.push(...args.slice(i + 1));
           break;
         }
         if (t.startsWith('-') && t.length > 1 && !args[i]!.dynamic) {
           for (let j = 1; j < t.length; j++) {
             if (!withValue.includes(t[j]!)) continue;
-            const value = j + 1 < t.length ? t.slice(j + 1) : (args[++i]?.text ?? '');
-            if (t[j] === 'a' || t[j] === 'v') out.push(value);
+            const value = j + 1 < t.length ? [t.slice(j + 1)] : namesOf(args[++i]);
+            if (t[j] === 'a' || t[j] === 'v') out.push(...value);
             break;
           }
           continue;
         }
-        positional.push(args[i]!.dynamic ? '' : t);
+        positional.push(args[i]!);
         if (name === 'printf') break; // the format: the rest are its arguments
       }
-      if (name === 'read') out.push(...positional);
-      if (name === 'mapfile' || name === 'readarray') out.push(positional[positional.length - 1] ?? 'MAPFILE');
+      if (name === 'read') out.push(...positional.flatMap(namesOf));
+      if (name === 'mapfile' || name === 'readarray') out.push(...(positional.length > 0 ? namesOf(positional[positional.length - 1]) : ['MAPFILE']));
       return out;
     }
     case 'getopts':
-      return args[1] && !args[1].dynamic ? [args[1].text] : [];
+      return namesOf(args[1]);
     case 'wait': {
       // `wait -p NAME` (bash 5.1) assigns the pid that ended.
       const k = args.findIndex((w) => /^-[A-Za-z]*p$/.test(w.text));
-      return k >= 0 && args[k + 1] ? [args[k + 1]!.dynamic ? 'PROMPT_COMMAND' : args[k + 1]!.text] : [];
+      return k >= 0 ? namesOf(args[k + 1]) : [];
     }
     case 'unset':
       // `unset PROMPT_COMMAND` changes the shell as much as assigning it (`unset -f` removes functions).
       if (args.some((w) => /^-[A-Za-z]*f/.test(w.text))) return [];
-      return args.filter((w) => !w.text.startsWith('-')).map((w) => (w.dynamic ? '' : w.text)).filter((t) => t !== '');
+      return args.filter((w) => !w.text.startsWith('-')).flatMap(namesOf);
     case 'declare':
     case 'typeset':
     case 'local':
@@ -612,13 +612,32 @@ function assignedNames(view: CommandView, cmd: SimpleCommand): string[] {
       // A quoted assignment word (`declare "CD""PATH=/"`) is not an assignment to the parser, but is to bash.
       const quoted = args.filter((w) => !w.dynamic && /^[A-Za-z_][A-Za-z0-9_]*(\[.*\])?\+?=/s.test(w.text) && !cmd.assigns.some((a) => w.text.startsWith(`${a.name}=`) || w.text.startsWith(`${a.name}+=`)));
       const names = quoted.map((w) => /^([A-Za-z_][A-Za-z0-9_]*(\[.*\])?)\+?=/s.exec(w.text)![1]!);
-      if (name === 'export' || name === 'readonly' || !args.some((w) => /^-[A-Za-z]*n/.test(w.text))) return names;
+      // `declare "$v=id"`: the name is only known at run time (or from a value set earlier in the line).
+      for (const w of args) if (w.dynamic && /^[^=]*\$[^=]*=/.test(w.source)) names.push(...namesOf(w).map((n) => n.replace(/\+?=[^]*$/, '')));
+      // An attribute on a variable of the list (`declare -u PROMPT_COMMAND`, `declare -i PS1`,
+      // `readonly PS0`) changes every later value, the prompt hook's own assignments included.
+      const options = args.filter((w) => /^[-+][A-Za-z]+$/.test(w.text)).map((w) => w.text.slice(1)).join('');
+      if (name === 'readonly' || /[ilucrnaA]/.test(options)) names.push(...args.filter((w) => !w.dynamic && /^[A-Za-z_][A-Za-z0-9_]*$/.test(w.text)).map((w) => w.text));
+      if (name === 'export' || name === 'readonly' || !/n/.test(options)) return names;
       // A nameref with no target, or one known only at run time, may point anywhere (see above).
-      const targets = cmd.assigns.map((a) => (a.value === null || a.value.dynamic || a.value.text === '' ? 'PROMPT_COMMAND' : a.value.text));
-      const naked = args.some((w) => !w.text.startsWith('-') && !w.text.includes('=')) ? ['PROMPT_COMMAND'] : [];
+      const targets = cmd.assigns.map((a) => (a.value === null || a.value.dynamic || a.value.text === '' ? UNKNOWN_NAME : a.value.text));
+      const naked = args.some((w) => !w.text.startsWith('-') && !w.text.includes('=')) ? [UNKNOWN_NAME] : [];
       return [...names, ...targets, ...naked];
     }
     default:
       return [];
   }
 }
+
+/**
+ * What a variable-name argument names: its text; for a name only known at run time, the values a
+ * variable set earlier in the line gives it, else {@link UNKNOWN_NAME}.
+ */
+function namesOf(w: ShellWord | undefined): string[] {
+  if (!w) return [];
+  if (!w.dynamic) return [w.text];
+  return w.values && w.values.length > 0 ? w.values : [UNKNOWN_NAME];
+}
+
+/** A variable name only known at run time counts as the prompt hook's `PROMPT_COMMAND`: it asks. */
+const UNKNOWN_NAME = 'PROMPT_COMMAND';

@@ -318,7 +318,21 @@ describe('review round 5, own adversarial round: ten more attempts', () => {
     // 9. holdfast's processes by pid from a lookup
     ['kill $(pgrep -f holdfast)', 'confirm', 'built-in: holdfast'],
     ['kill -9 `pidof holdfastd`', 'confirm', 'built-in: holdfast'],
+    // 11. a variable name only known at run time (or set earlier in the line)
+    ['v=PROMPT_COMMAND; declare "$v=id"', 'confirm', 'environment: PROMPT_COMMAND'],
+    ['v=PROMPT_COMMAND; printf -v "$v" id', 'confirm', 'environment: PROMPT_COMMAND'],
+    ['read "$v" <<< id', 'confirm', 'environment: PROMPT_COMMAND'],
+    ['unset "$v"', 'confirm', 'environment: PROMPT_COMMAND'],
+    ['getopts ab "$v"', 'confirm', 'environment: PROMPT_COMMAND'],
+    // 12. attributes that change every later value of the hook's variables
+    ['declare -u PROMPT_COMMAND', 'confirm', 'environment: PROMPT_COMMAND'],
+    ['declare -i PS1', 'confirm', 'environment: PS1'],
+    ['typeset -l PS0', 'confirm', 'environment: PS0'],
+    ['readonly PS0', 'confirm', 'environment: PS0'],
     // still allowed
+    ['export PATH', 'allow'],
+    ['local x; declare -a arr', 'allow'],
+    ['read -r a b', 'allow'],
     ['let i=i+1', 'allow'],
     ['(( n = 3 ))', 'allow'],
     ['for f in a b; do echo $f; done', 'allow'],
