@@ -69,6 +69,7 @@ describe('review round 5: expansions that run code need confirmation', () => {
     ['echo ${x@Q}', 'allow'],
     ['declare -i n=3', 'allow'],
     ['(( $(id -u) == 0 ))', 'allow'],
+    ['LOG_PREFIX="[$(date +%T)]"; echo "[$(date)] started"', 'allow'],
   ]);
 });
 

@@ -410,7 +410,8 @@ class Scanner {
     this.arith(a.Index);
     this.word(a.Value);
     // `x='a[$(cmd)]'`: any later arithmetic use of x (`(( x ))`, `declare -i x`) runs cmd.
-    this.evaluated(a.Value, 'a value whose array subscript runs a command when the variable is used in arithmetic');
+    // A real substitution there runs now (judged); only code written literally is left for later.
+    this.evaluated(a.Value, 'a value whose array subscript runs a command when the variable is used in arithmetic', '_');
     if (!isNil(a.Array)) {
       for (const e of items(a.Array.Elems)) {
         this.subscript(e.Index);
@@ -426,8 +427,8 @@ class Scanner {
   }
 
   /** A word bash evaluates again as a name or arithmetic: a quoted `a[$(cmd)]` in it runs cmd. */
-  private evaluated(w: ShNode, why: string): void {
-    if (!isNil(w) && nodeType(w) === 'Word' && subscriptRunsCode(evaluatedText(w))) this.out.runTimeCode.push({ text: this.src.of(w), why });
+  private evaluated(w: ShNode, why: string, substitution = '$('): void {
+    if (!isNil(w) && nodeType(w) === 'Word' && subscriptRunsCode(evaluatedText(w, substitution))) this.out.runTimeCode.push({ text: this.src.of(w), why });
   }
 
   private word(w: ShNode): void {

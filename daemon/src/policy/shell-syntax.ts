@@ -208,11 +208,12 @@ export function subscriptRunsCode(text: string): boolean {
 }
 
 /**
- * A word's text with its quotes removed, where a command or process substitution counts as `$(`
- * and any other expansion as `_`: what bash would expand a second time when it evaluates the word
+ * A word's text with its quotes removed, where a command or process substitution counts as
+ * `substitution` (`$(`: its output is expanded again; `_` where only literal code counts) and any
+ * other expansion as `_`: what bash would expand a second time when it evaluates the word
  * as a variable name or an arithmetic expression (see {@link subscriptRunsCode}).
  */
-export function evaluatedText(word: ShNode): string {
+export function evaluatedText(word: ShNode, substitution = '$('): string {
   let out = '';
   for (const p of items(word.Parts)) {
     switch (nodeType(p)) {
@@ -223,11 +224,11 @@ export function evaluatedText(word: ShNode): string {
         out += singleQuotedText(p);
         break;
       case 'DblQuoted':
-        for (const q of items(p.Parts)) out += nodeType(q) === 'Lit' ? unescapeDouble(goString(q.Value as string)) : nodeType(q) === 'CmdSubst' ? '$(' : '_';
+        for (const q of items(p.Parts)) out += nodeType(q) === 'Lit' ? unescapeDouble(goString(q.Value as string)) : nodeType(q) === 'CmdSubst' ? substitution : '_';
         break;
       case 'CmdSubst':
       case 'ProcSubst':
-        out += '$(';
+        out += substitution;
         break;
       default:
         out += '_';
