@@ -35,7 +35,13 @@ import { commandName, type CommandView } from './wrappers.js';
  *   `bind` (key bindings can run commands), `complete -C`;
  * - `git -c KEY=…`/`--config-env` for a key that names a program or loads configuration
  *   (`core.pager`, `core.sshCommand`, `core.fsmonitor`, `alias.*`, `diff.*.textconv`, …) and
- *   `git --exec-path=DIR`.
+ *   `git --exec-path=DIR`;
+ * - review round 5: a variable name whose subscript runs code (`read 'a[$(cmd)]'`, rule
+ *   `built-in: run-time code`; the scan finds the rest, script-scan.ts `runTimeCode`), changes to
+ *   holdfast's prompt hook (prompt-hook.ts) and power actions through any front end (power.ts).
+ *
+ * Paths are judged in every value a variable set earlier in the line gives them
+ * ({@link ShellWord.values}: `d=/usr; rm -rf $d` is denied).
  */
 
 export interface BuiltinFinding {

@@ -29,7 +29,8 @@ export { evaluateStdin, type StdinInput, type StdinVerdict } from './stdin.js';
  * 3. Each segment is unwrapped (`env`, `sudo`, `timeout`, `xargs`, `sh -c '…'`, `su -c`, …; see
  *    wrappers.ts) and judged: deny rules → the built-in floor (builtins.ts: protected paths, raw
  *    devices, killing every process, fork bombs — always denied) → built-in confirmations
- *    (holdfast's own config, shell hooks, risky `git -c`) → confirm → allow → built-in read-only
+ *    (holdfast's own config, shell hooks, risky `git -c`, the prompt hook, power actions, code run
+ *    by expansions such as `a[$(cmd)]` or `${X@P}`) → confirm → allow → built-in read-only
  *    list → `default`. A command whose name is only known at run time (`$CMD`), or a command
  *    string that is (`sh -c "$X"`, `curl … | sh`), needs confirmation; so does setting an
  *    environment variable that makes programs run other code (environment.ts: `PATH`, `LD_*`,
