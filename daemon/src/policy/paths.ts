@@ -94,6 +94,7 @@ const PROC_CWD = /^\/proc\/(self|thread-self|\d+)(\/task\/\d+)?\/cwd(?=\/|$)/;
  * a `cwd` link the policy cannot place, the rest is kept after it as written (see {@link isRunTimeFolder}).
  */
 function resolveAbsolute(p: string, cwd: string | null): string {
+  if (!p.includes('proc')) return posix.normalize(p).replace(/^\/\/+/, '/'); // no process link on the way
   const stack: string[] = [];
   const parts = p.split('/');
   for (let i = 0; i < parts.length; i++) {
@@ -103,9 +104,9 @@ function resolveAbsolute(p: string, cwd: string | null): string {
       stack.pop();
       continue;
     }
-    const parent = `/${stack.join('/')}`;
+    const inProcess = (stack.length === 2 || stack.length === 4) && stack[0] === 'proc' && PROC_PROCESS.test(`/${stack.join('/')}`);
     stack.push(c);
-    if (!PROC_PROCESS.test(parent)) continue;
+    if (!inProcess) continue;
     if (c === 'root') stack.length = 0;
     else if (c === 'cwd') {
       const self = stack[1] === 'self' || stack[1] === 'thread-self';
