@@ -266,6 +266,8 @@ describe('review round 5: power actions through every front end', () => {
     ["sysctl -w kernel.core_pattern='|/tmp/x'", 'deny', 'built-in: raw device'],
     ['sysctl kernel/poweroff_cmd=/tmp/x', 'deny', 'built-in: raw device'],
     ['systemctl $VERB', 'confirm', PW],
+    ['busctl call "$S" /org/freedesktop/login1 org.freedesktop.login1.Manager PowerOff b false', 'confirm', PW],
+    ["systemctl $'\\x73uspend'", 'confirm', PW],
     ['gnome-session-quit --power-off --force', 'confirm', PW],
     ['dbus-send --session --dest=org.gnome.SessionManager /org/gnome/SessionManager org.gnome.SessionManager.Logout uint32:1', 'confirm', PW],
     // still allowed: looking

@@ -60,7 +60,8 @@ export function powerAction(name: string, view: CommandView): string | null {
     }
     default:
       if (!DBUS_FRONT_ENDS.has(name)) return null;
-      return args.some((w) => DBUS_SERVICE.test(w.text)) && args.some((w) => w.dynamic || DBUS_METHOD.test(w.text)) ? found('asks the login or system manager over D-Bus to power off, reboot, suspend, start a unit or end logins') : null;
+      // A service, object or method only known at run time may be any of them.
+      return args.some((w) => w.dynamic || DBUS_SERVICE.test(w.text)) && args.some((w) => w.dynamic || DBUS_METHOD.test(w.text)) ? found('asks the login or system manager over D-Bus to power off, reboot, suspend, start a unit or end logins') : null;
   }
 }
 
