@@ -1,9 +1,11 @@
 import { readOnlyLabel } from './read-only.js';
 import { globToRegExp, viewArguments } from './rules.js';
-import { canonicalPath, globCoversProtected, holdfastHomeMarker, isBareTildeUser, isRawDevice, MAY_NAME_STARTUP, namesHoldfastConfig, namesShellStartupFile, protectedPath } from './paths.js';
+import { canonicalPath, globCoversProtected, holdfastHomeMarker, isBareTildeUser, isRawDevice, isRunTimeFolder, MAY_NAME_STARTUP, namesHoldfastConfig, namesShellStartupFile, protectedPath } from './paths.js';
+import { POWER, powerAction } from './power.js';
+import { PROMPT_HOOK, promptHookChange } from './prompt-hook.js';
 import type { SimpleCommand } from './script-scan.js';
 import { GIT_RISKY_KEY, gitRunsCommand, programOption } from './program-options.js';
-import { literalWord, shownWord, type ShellWord } from './shell-syntax.js';
+import { literalWord, shownWord, subscriptRunsCode, type ShellWord } from './shell-syntax.js';
 import { commandName, type CommandView } from './wrappers.js';
 
 /**
@@ -33,7 +35,13 @@ import { commandName, type CommandView } from './wrappers.js';
  *   `bind` (key bindings can run commands), `complete -C`;
  * - `git -c KEY=…`/`--config-env` for a key that names a program or loads configuration
  *   (`core.pager`, `core.sshCommand`, `core.fsmonitor`, `alias.*`, `diff.*.textconv`, …) and
- *   `git --exec-path=DIR`.
+ *   `git --exec-path=DIR`;
+ * - review round 5: a variable name whose subscript runs code (`read 'a[$(cmd)]'`, rule
+ *   `built-in: run-time code`; the scan finds the rest, script-scan.ts `runTimeCode`), changes to
+ *   holdfast's prompt hook (prompt-hook.ts) and power actions through any front end (power.ts).
+ *
+ * Paths are judged in every value a variable set earlier in the line gives them
+ * ({@link ShellWord.values}: `d=/usr; rm -rf $d` is denied).
  */
 
 export interface BuiltinFinding {
@@ -47,11 +55,26 @@ const PROTECTED = 'built-in: protected path';
 
 type PathHit = { why: string } | 'possible' | null;
 
+/**
+ * The literal words a dynamic word may become, from variables this line set earlier
+ * (`d=/usr; rm -rf $d`: `/usr`; shell-syntax.ts {@link ShellWord.values}); empty otherwise.
+ */
+function valueWords(w: ShellWord): ShellWord[] {
+  return w.dynamic && w.values ? w.values.map((text) => ({ text, dynamic: false, glob: /[*?[]/.test(text), source: w.source })) : [];
+}
+
 /** Does this argument name a protected path (or could it, at run time)? */
 function protectedArg(w: ShellWord, cwd: string | null): PathHit {
-  if (w.dynamic) return 'possible';
+  if (w.dynamic) {
+    for (const v of valueWords(w)) {
+      const h = protectedArg(v, cwd);
+      if (h !== null && h !== 'possible') return { why: `${h.why} (the value ${w.source} was given earlier in the line)` };
+    }
+    return 'possible';
+  }
   const abs = canonicalPath(w.text, cwd);
   if (abs === null) return isBareTildeUser(w.text) ? { why: `${w.text}, a home folder` } : null;
+  if (isRunTimeFolder(abs)) return 'possible';
   const why = w.glob ? globCoversProtected(abs, globToRegExp) : protectedPath(abs);
   return why ? { why } : null;
 }
@@ -166,28 +189,47 @@ function isDeviceFolder(abs: string, text: string): boolean {
   return abs === '/dev' || ((text.endsWith('/') || abs === '/dev/disk' || abs.startsWith('/dev/disk/')) && abs.startsWith('/dev/') && !/^\/dev\/(shm|mqueue|pts|fd)(\/|$)/.test(abs));
 }
 
+/** Commands that write (or replace) every file named as a positional argument. */
+const FILE_WRITERS = new Set(['tee', 'shred', 'truncate', 'fallocate', 'wipefs', 'blkdiscard', 'mkswap']);
+
 function rawDevice(name: string, view: CommandView, cmd: SimpleCommand, cwd: string | null, shown: () => string): BuiltinFinding | null {
   let unplaced: string | null = null;
-  const device = (w: ShellWord | undefined, text = w?.text): string | null => {
-    if (!w || text === undefined) return null;
-    if (/^~[+-]/.test(text)) {
-      unplaced ??= text; // `~+/sda` after `cd /dev`: the current folder, known at run time only
-      return null;
+  // `path` maps the word's text to the file written (`of=/dev/sda` → `/dev/sda`).
+  const device = (w: ShellWord | undefined, path: (t: string) => string = (t) => t): string | null => {
+    if (!w) return null;
+    const tilde = /^~[+-]/.test(path(w.text)); // run-time to the parser, placed (as unknown) here
+    for (const text of (w.dynamic && !tilde ? (w.values ?? []) : [w.text]).map(path)) {
+      if (/^~[+-]/.test(text)) {
+        unplaced ??= text; // `~+/sda` after `cd /dev`: the current folder, known at run time only
+        continue;
+      }
+      const abs = canonicalPath(text, cwd);
+      if (abs !== null && isRunTimeFolder(abs)) unplaced ??= text; // `/proc/self/cwd/sda`, folder unknown
+      else if (abs !== null && isRawDevice(abs)) return abs;
     }
-    if (w.dynamic) return null;
-    const abs = canonicalPath(text, cwd);
-    return abs !== null && isRawDevice(abs) ? abs : null;
+    return null;
   };
   let hit: string | null = null;
   for (const r of cmd.redirects) if (r.writes && !hit) hit = device(r.target ?? undefined);
-  if (!hit && name === 'dd') for (const w of view.words.slice(1)) if (!hit && w.text.startsWith('of=')) hit = device(w, w.text.slice(3));
-  if (!hit && (name === 'tee' || name === 'shred')) for (const w of viewArguments(view).positionals) hit ??= device(w);
+  if (!hit && name === 'dd') for (const w of view.words.slice(1)) if (!hit && w.text.startsWith('of=')) hit = device(w, (t) => t.slice(3));
+  if (!hit && (FILE_WRITERS.has(name) || (name === 'sed' && view.words.some((w) => /^(-[A-Za-z]*i|--in-place)/.test(w.text))))) {
+    for (const w of viewArguments(view).positionals) hit ??= device(w);
+  }
+  if (!hit && name === 'sysctl') {
+    // `sysctl kernel.core_pattern=…`, `sysctl -w kernel/sysrq=1`: the key is a file under /proc/sys.
+    for (const w of view.words.slice(1)) {
+      const eq = w.text.indexOf('=');
+      if (w.text.startsWith('-') || eq <= 0) continue;
+      const key = w.text.slice(0, eq);
+      hit ??= device(w, () => `/proc/sys/${key.includes('/') ? key : key.replace(/\./g, '/')}`);
+    }
+  }
   if (!hit && name === 'find') {
     // -fprint FILE, -fprint0 FILE, -fls FILE, -fprintf FILE FORMAT write FILE.
     const w = view.words;
     for (let i = 1; i < w.length - 1 && !hit; i++) if (/^-(fprint0?|fls|fprintf)$/.test(w[i]!.text)) hit = device(w[i + 1]);
   }
-  if (!hit && (name === 'cp' || name === 'install')) {
+  if (!hit && (name === 'cp' || name === 'install' || name === 'ln' || name === 'mv')) {
     const a = viewArguments(view);
     const into = targetDirectory(view);
     const dest = into ?? a.positionals[a.positionals.length - 1];
@@ -305,6 +347,11 @@ function holdfastItself(name: string, view: CommandView, shown: () => string): s
     const as = script.text.endsWith('cli/main.js') ? 'holdfast' : 'holdfastd';
     return holdfastItself(as, { ...view, words: [literalWord(as), ...words.slice(i + 1)] }, shown);
   }
+  if (name === 'kill') {
+    // `kill $(pgrep -f holdfast)`, `kill -9 \`pidof holdfastd\``: holdfast's pids from a lookup.
+    const lookup = view.words.slice(1).find((w) => w.dynamic && /\$\(|`/.test(w.source) && (HOLDFAST_PROCESS.test(w.source) || /\bnode(js)?\b/.test(w.source)));
+    return lookup ? `${shown()} signals the processes ${lookup.source} finds: holdfast itself` : null;
+  }
   if (name !== 'holdfast' && name !== 'holdfastd' && name !== 'systemctl' && name !== 'pkill' && name !== 'killall') return null;
   const args = view.words.slice(1).filter((w) => !w.text.startsWith('--home'));
   if (name === 'holdfast' || name === 'holdfastd') {
@@ -324,6 +371,9 @@ function holdfastItself(name: string, view: CommandView, shown: () => string): s
   }
   return null;
 }
+
+/** Builtins that evaluate a variable name they are given (its array subscript is expanded then). */
+const EVALUATES_NAMES = new Set(['wait', 'read', 'printf', 'mapfile', 'readarray', 'unset', 'getopts', 'declare', 'typeset', 'local', 'export', 'readonly', 'test', '[']);
 
 const HOOK_COMMANDS = new Set(['alias', 'hash', 'enable', 'bind', 'complete', 'compgen', 'fc', 'history', 'shopt', 'crontab']);
 
@@ -393,24 +443,42 @@ function mayNameHoldfastConfig(w: ShellWord, cwdInside: boolean): boolean {
   return w.glob || cwdInside || w.text.includes('.holdfast') || (w.text.includes('/') && w.text.includes(holdfastHomeMarker()));
 }
 
+/** `$HOLDFAST_HOME`, `${HOLDFAST_HOME}`: the holdfast home where the shell has it set. */
+const HOLDFAST_HOME_VARIABLE = /\$\{?HOLDFAST_HOME\b/;
+
+/**
+ * Does this word name holdfast's configuration — as written, as `KEY=PATH` (`of=…`), in any value
+ * a variable set earlier in the line gives it, or through `$HOLDFAST_HOME`?
+ */
+function namesConfig(w: ShellWord, cwd: string | null, cwdInside: boolean, afterEquals: boolean): boolean {
+  if (w.dynamic && HOLDFAST_HOME_VARIABLE.test(w.source)) return true;
+  return [w, ...valueWords(w)].some((x) => {
+    if (!mayNameHoldfastConfig(x, cwdInside)) return false;
+    const eq = afterEquals ? x.text.indexOf('=') : -1;
+    return namesHoldfastConfig(x.text, x.glob, cwd, globToRegExp) || (eq > 0 && namesHoldfastConfig(x.text.slice(eq + 1), x.glob, cwd, globToRegExp));
+  });
+}
+
 function holdfastConfigWrite(view: CommandView, cmd: SimpleCommand, cwd: string | null, shown: () => string): string | null {
   const cwdInside = cwd !== null && (cwd.includes('.holdfast') || cwd.includes(holdfastHomeMarker()));
   for (const r of cmd.redirects) {
-    if (r.writes && r.target && mayNameHoldfastConfig(r.target, cwdInside) && namesHoldfastConfig(r.target.text, r.target.glob, cwd, globToRegExp)) return `${shown()} writes ${r.target.text}, holdfast's own configuration`;
+    if (r.writes && r.target && namesConfig(r.target, cwd, cwdInside, false)) return `${shown()} writes ${r.target.source}, holdfast's own configuration`;
   }
   let hit: ShellWord | undefined;
   for (let i = 1; i < view.words.length && !hit; i++) {
     const w = view.words[i]!;
-    if (!mayNameHoldfastConfig(w, cwdInside)) continue;
-    const eq = w.text.indexOf('=');
-    if (namesHoldfastConfig(w.text, w.glob, cwd, globToRegExp) || (eq > 0 && namesHoldfastConfig(w.text.slice(eq + 1), w.glob, cwd, globToRegExp))) hit = w;
+    if (namesConfig(w, cwd, cwdInside, true)) hit = w;
   }
   if (!hit || readOnlyLabel(view, cmd.redirects) !== null) return null;
   return `${shown()} names ${hit.text}, holdfast's own configuration (the rules the agent is bound by)`;
 }
 
-/** The startup file a word names (see {@link namesShellStartupFile}), with a cheap pre-test. */
+/** The startup file a word names (see {@link namesShellStartupFile}), with a cheap pre-test; also through the values of its variables. */
 function startupTarget(w: ShellWord, cwd: string | null): string | null {
+  for (const v of valueWords(w)) {
+    const hit = startupTarget(v, cwd);
+    if (hit !== null) return hit;
+  }
   if (!MAY_NAME_STARTUP.test(w.text)) return null;
   return namesShellStartupFile(w.text, w.glob, w.dynamic, cwd, globToRegExp);
 }
@@ -460,6 +528,9 @@ export function builtinFinding(view: CommandView, cmd: SimpleCommand, cwd: strin
     confirm('built-in: shell startup file', startupFileWrite(view, cmd, cwd, shown)) ??
     confirm('built-in: holdfast', holdfastItself(name, view, shown)) ??
     (HOOK_COMMANDS.has(name) ? confirm('built-in: shell hook', shellHook(name, view)) : null) ??
+    (EVALUATES_NAMES.has(name) ? confirm(RUN_TIME_CODE, evaluatedNameRunsCode(name, view, cmd)) : null) ??
+    confirm(PROMPT_HOOK, promptHookChange(name, view)) ??
+    confirm(POWER, powerAction(name, view)) ??
     (name === 'git' ? confirm('built-in: git config', gitConfig(view)) ?? confirm('built-in: program option', gitRunsCommand(view)) : null) ??
     confirm('built-in: program option', programOption(name, view))
   );
@@ -467,16 +538,39 @@ export function builtinFinding(view: CommandView, cmd: SimpleCommand, cwd: strin
 
 /**
  * Variables a builtin assigns without an `=` in sight: `read [-a] NAME…`, `printf -v NAME`,
- * `mapfile|readarray NAME`, `getopts OPTSTRING NAME`, and the targets of a nameref
- * (`declare|typeset|local -n REF=TARGET`).
+ * `mapfile|readarray NAME`, `getopts OPTSTRING NAME`, `unset NAME`, and the targets of a nameref
+ * (`declare|typeset|local -n REF=TARGET`), without their array subscripts (`PROMPT_COMMAND[1]` is
+ * `PROMPT_COMMAND`). A nameref whose target is not given or only known at run time
+ * (`declare -n ref`, `declare -n ref=$X`: a later `ref=…` assigns whatever it names) counts as
+ * `PROMPT_COMMAND`, the variable holdfast's own prompt hook lives in, so it asks.
  */
 export function variablesAssignedBy(view: CommandView, cmd: SimpleCommand): string[] {
+  return assignedNames(view, cmd).map((n) => n.replace(/\[[^]*$/, ''));
+}
+
+/** The rule of expansions that run code nobody judged (`a[$(cmd)]` evaluated again, `${X@P}`). */
+export const RUN_TIME_CODE = 'built-in: run-time code';
+
+/**
+ * A builtin that evaluates a variable name written with a subscript holding code (`read 'a[$(cmd)]'`,
+ * `printf -v 'a[$(cmd)]'`, `unset 'a[$(cmd)]'`, `test -v 'a[$(cmd)]'`): bash expands the subscript
+ * when it evaluates the name, so cmd runs although it was only a quoted string. Returns why, or null.
+ */
+function evaluatedNameRunsCode(name: string, view: CommandView, cmd: SimpleCommand): string | null {
+  const args = view.words.slice(1);
+  const tested = name === 'test' || name === '[' ? args.filter((_, k) => args[k - 1]?.text === '-v').map((w) => w.text) : [];
+  const hit = [...assignedNames(view, cmd), ...tested].find(subscriptRunsCode);
+  return hit === undefined ? null : `${name} evaluates the name ${hit}, whose array subscript runs a command no rule judged`;
+}
+
+/** {@link variablesAssignedBy} with the subscripts as written. */
+function assignedNames(view: CommandView, cmd: SimpleCommand): string[] {
   const head = view.words[0]!;
   if (head.dynamic) return [];
   const name = commandName(head);
   const args = view.words.slice(1);
   const out: string[] = [];
-  const positional: string[] = [];
+  const positional: ShellWord[] = [];
   const withValue = name === 'read' ? 'adinNptu' : name === 'mapfile' || name === 'readarray' ? 'dnOsuCc' : name === 'printf' ? 'v' : '';
   switch (name) {
     case 'read':
@@ -486,43 +580,70 @@ export function variablesAssignedBy(view: CommandView, cmd: SimpleCommand): stri
       for (let i = 0; i < args.length; i++) {
         const t = args[i]!.text;
         if (t === '--') {
-          positional.push(...args.slice(i + 1).map((w) => w.text));
+          positional.push(...args.slice(i + 1));
           break;
         }
         if (t.startsWith('-') && t.length > 1 && !args[i]!.dynamic) {
           for (let j = 1; j < t.length; j++) {
             if (!withValue.includes(t[j]!)) continue;
-            const value = j + 1 < t.length ? t.slice(j + 1) : (args[++i]?.text ?? '');
-            if (t[j] === 'a' || t[j] === 'v') out.push(value);
+            const value = j + 1 < t.length ? [t.slice(j + 1)] : namesOf(args[++i]);
+            if (t[j] === 'a' || t[j] === 'v') out.push(...value);
             break;
           }
           continue;
         }
-        positional.push(args[i]!.dynamic ? '' : t);
+        positional.push(args[i]!);
         if (name === 'printf') break; // the format: the rest are its arguments
       }
-      if (name === 'read') out.push(...positional);
-      if (name === 'mapfile' || name === 'readarray') out.push(positional[positional.length - 1] ?? 'MAPFILE');
-      return out.map((n) => n.replace(/\[.*$/, ''));
+      if (name === 'read') out.push(...positional.flatMap(namesOf));
+      if (name === 'mapfile' || name === 'readarray') out.push(...(positional.length > 0 ? namesOf(positional[positional.length - 1]) : ['MAPFILE']));
+      return out;
     }
     case 'getopts':
-      return args[1] && !args[1].dynamic ? [args[1].text] : [];
+      return namesOf(args[1]);
+    case 'wait': {
+      // `wait -p NAME` (bash 5.1) assigns the pid that ended.
+      const k = args.findIndex((w) => /^-[A-Za-z]*p$/.test(w.text));
+      return k >= 0 ? namesOf(args[k + 1]) : [];
+    }
     case 'unset':
       // `unset PROMPT_COMMAND` changes the shell as much as assigning it (`unset -f` removes functions).
       if (args.some((w) => /^-[A-Za-z]*f/.test(w.text))) return [];
-      return args.filter((w) => !w.text.startsWith('-')).map((w) => (w.dynamic ? '' : w.text)).filter((t) => t !== '');
+      return args.filter((w) => !w.text.startsWith('-')).flatMap(namesOf);
     case 'declare':
     case 'typeset':
     case 'local':
     case 'export':
     case 'readonly': {
       // A quoted assignment word (`declare "CD""PATH=/"`) is not an assignment to the parser, but is to bash.
-      const quoted = args.filter((w) => !w.dynamic && /^[A-Za-z_][A-Za-z0-9_]*(\[.*\])?\+?=/.test(w.text) && !cmd.assigns.some((a) => w.text.startsWith(`${a.name}=`) || w.text.startsWith(`${a.name}+=`)));
-      const names = quoted.map((w) => w.text.slice(0, w.text.search(/[[+=]/)));
-      if (name === 'export' || name === 'readonly' || !args.some((w) => /^-[A-Za-z]*n/.test(w.text))) return names;
-      return [...names, ...cmd.assigns.map((a) => a.value?.text ?? '').filter((t) => t !== '')];
+      const quoted = args.filter((w) => !w.dynamic && /^[A-Za-z_][A-Za-z0-9_]*(\[.*\])?\+?=/s.test(w.text) && !cmd.assigns.some((a) => w.text.startsWith(`${a.name}=`) || w.text.startsWith(`${a.name}+=`)));
+      const names = quoted.map((w) => /^([A-Za-z_][A-Za-z0-9_]*(\[.*\])?)\+?=/s.exec(w.text)![1]!);
+      // `declare "$v=id"`: the name is only known at run time (or from a value set earlier in the line).
+      for (const w of args) if (w.dynamic && /^[^=]*\$[^=]*=/.test(w.source)) names.push(...namesOf(w).map((n) => n.replace(/\+?=[^]*$/, '')));
+      // An attribute on a variable of the list (`declare -u PROMPT_COMMAND`, `declare -i PS1`,
+      // `readonly PS0`) changes every later value, the prompt hook's own assignments included.
+      const options = args.filter((w) => /^[-+][A-Za-z]+$/.test(w.text)).map((w) => w.text.slice(1)).join('');
+      if (name === 'readonly' || /[ilucrnaA]/.test(options)) names.push(...args.filter((w) => !w.dynamic && /^[A-Za-z_][A-Za-z0-9_]*$/.test(w.text)).map((w) => w.text));
+      if (name === 'export' || name === 'readonly' || !/n/.test(options)) return names;
+      // A nameref with no target, or one known only at run time, may point anywhere (see above).
+      const targets = cmd.assigns.map((a) => (a.value === null || a.value.dynamic || a.value.text === '' ? UNKNOWN_NAME : a.value.text));
+      const naked = args.some((w) => !w.text.startsWith('-') && !w.text.includes('=')) ? [UNKNOWN_NAME] : [];
+      return [...names, ...targets, ...naked];
     }
     default:
       return [];
   }
 }
+
+/**
+ * What a variable-name argument names: its text; for a name only known at run time, the values a
+ * variable set earlier in the line gives it, else {@link UNKNOWN_NAME}.
+ */
+function namesOf(w: ShellWord | undefined): string[] {
+  if (!w) return [];
+  if (!w.dynamic) return [w.text];
+  return w.values && w.values.length > 0 ? w.values : [UNKNOWN_NAME];
+}
+
+/** A variable name only known at run time counts as the prompt hook's `PROMPT_COMMAND`: it asks. */
+const UNKNOWN_NAME = 'PROMPT_COMMAND';

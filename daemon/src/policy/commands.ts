@@ -1,6 +1,7 @@
-import { builtinFinding, variablesAssignedBy } from './builtins.js';
+import { builtinFinding, RUN_TIME_CODE, variablesAssignedBy } from './builtins.js';
 import { environmentRisk, evaluateEnvironment } from './environment.js';
 import { canonicalPath, changeDir, dirsAt, NO_DIRS, unionDirs, UNKNOWN_DIRS, type Dirs } from './paths.js';
+import { hookFunctionName, PROMPT_HOOK, sourcesUnjudgedScript } from './prompt-hook.js';
 import { readOnlyLabel } from './read-only.js';
 import { compileRules, matchLoose, matchStrict, rulesFor, type CommandRules, type CompiledRules } from './rules.js';
 import { refusal, scanCommandLine, type Refusal, type SimpleCommand } from './script-scan.js';
@@ -28,7 +29,8 @@ export { evaluateStdin, type StdinInput, type StdinVerdict } from './stdin.js';
  * 3. Each segment is unwrapped (`env`, `sudo`, `timeout`, `xargs`, `sh -c '…'`, `su -c`, …; see
  *    wrappers.ts) and judged: deny rules → the built-in floor (builtins.ts: protected paths, raw
  *    devices, killing every process, fork bombs — always denied) → built-in confirmations
- *    (holdfast's own config, shell hooks, risky `git -c`) → confirm → allow → built-in read-only
+ *    (holdfast's own config, shell hooks, risky `git -c`, the prompt hook, power actions, code run
+ *    by expansions such as `a[$(cmd)]` or `${X@P}`) → confirm → allow → built-in read-only
  *    list → `default`. A command whose name is only known at run time (`$CMD`), or a command
  *    string that is (`sh -c "$X"`, `curl … | sh`), needs confirmation; so does setting an
  *    environment variable that makes programs run other code (environment.ts: `PATH`, `LD_*`,
@@ -121,12 +123,12 @@ export function evaluateCommand(input: CommandInput, rules: RulesConfig): Policy
     const nul = input.argv.findIndex((a) => a.includes('\0'));
     if (words.length === 0) acc.refusals.push(refusal('empty', ''));
     else if (nul >= 0) acc.refusals.push(refusal('control_character', JSON.stringify(input.argv[nul]), `argv[${nul}] contains U+0000 NUL, which ends an argument early`));
-    else judgeCommand({ text: input.argv.map(shellQuote).join(' '), words, assigns: [], redirects: [], pipedInput: false, dirs: dirsAt(acc.cwd) }, compiled, [], 0, acc);
+    else judgeCommand({ text: input.argv.map(shellQuote).join(' '), words, assigns: [], redirects: [], pipedInput: false, dirs: dirsAt(acc.cwd) }, compiled, [], 0, acc, false);
   } else {
     const text = input.command ?? '';
     const bad = findUnsafeCharacter(text);
     if (bad) acc.refusals.push(refusal('control_character', JSON.stringify(text.slice(Math.max(0, bad.index - 20), bad.index + 20)), `${bad.name} at character ${bad.index + 1}`));
-    else backgroundCommand = judgeScript(text, compiled, [], 0, acc, dirsAt(acc.cwd));
+    else backgroundCommand = judgeScript(text, compiled, [], 0, acc, dirsAt(acc.cwd), acc.sessionShell);
   }
   if (input.env) judgeEnvironment(input.env, compiled, acc);
   return verdict(acc, backgroundCommand);
@@ -157,18 +159,36 @@ function judgeEnvironment(env: Readonly<Record<string, string>>, rules: Compiled
 }
 
 /**
+ * Command strings run by the shell that reads them, not a child: `eval`, a `trap` action, an
+ * alias value, `source /dev/stdin <<< …` (wrappers.ts names them so). Their `exit` ends that shell.
+ */
+const SAME_SHELL_SCRIPTS = new Set(['eval', 'trap', 'alias', 'source <<', '. <<']);
+
+/**
  * Judges a command string that starts in `dirs` (the call's directory, or where the wrapper that
  * runs it runs). Each command is judged where the scan says it may run (script-scan.ts follows
- * `cd`/`pushd`/`popd` through `&&`, `;`, subshells and branches).
+ * `cd`/`pushd`/`popd` through `&&`, `;`, subshells and branches). `inSession`: the string runs in
+ * the session's own shell (the line itself, or `eval`/`trap`/`source` of it there).
  */
-function judgeScript(text: string, rules: CompiledRules, via: string[], depth: number, acc: Accumulator, dirs: Dirs): string | null {
+function judgeScript(text: string, rules: CompiledRules, via: string[], depth: number, acc: Accumulator, dirs: Dirs, inSession: boolean): string | null {
   const scan = scanCommandLine(text, dirs);
   const where = via.length > 0 ? `inside ${via.join(' → ')}` : undefined;
   for (const r of scan.refusals) acc.refusals.push(where ? { ...r, message: `${r.message} (${where})` } : r);
-  for (const cmd of scan.commands) judgeCommand(cmd, rules, via, depth, acc);
+  for (const cmd of scan.commands) judgeCommand(cmd, rules, via, depth, acc, inSession);
   for (const p of scan.paramAssigns) {
     const why = environmentRisk(p.name, null);
     if (why) acc.segments.push({ text: p.text, command: null, argv: [], via, redirects: [], decision: hold(rules), rule: `environment: ${p.name}`, reason: `${p.text} assigns ${p.name}, which ${why}` });
+  }
+  for (const cmd of scan.commands) {
+    const why = sourcesUnjudgedScript(cmd, scan.commands, cmd.dirs?.known[0] ?? acc.cwd);
+    if (why) acc.segments.push({ text: cmd.text, command: 'source', argv: cmd.words.map(shownWord), via, redirects: [], decision: hold(rules), rule: PROMPT_HOOK, reason: why });
+  }
+  for (const f of scan.functionDefs) {
+    const why = hookFunctionName(f.name);
+    if (why) acc.segments.push({ text: f.text, command: null, argv: [], via, redirects: [], decision: hold(rules), rule: PROMPT_HOOK, reason: `defining ${f.name}: ${why}` });
+  }
+  for (const c of scan.runTimeCode) {
+    acc.segments.push({ text: c.text, command: null, argv: [], via, redirects: [], decision: hold(rules), rule: RUN_TIME_CODE, reason: `${c.text} is ${c.why}, code no rule judged` });
   }
   return via.length === 0 ? scan.backgroundCommand ?? (scan.backgrounded.length > 0 ? scan.backgrounded[0]! : null) : null;
 }
@@ -203,8 +223,8 @@ function wrapperDirectories(dirs: Dirs, chdirs: readonly ShellWord[]): Dirs {
  * its folder, environment and jobs (DESIGN §5; a session whose shell exited is over). Returns why,
  * or null.
  */
-function endsSessionShell(cmd: SimpleCommand, via: string[]): string | null {
-  if (via.length > 0 || !cmd.scope || cmd.scope.forked) return null;
+function endsSessionShell(cmd: SimpleCommand): string | null {
+  if (!cmd.scope || cmd.scope.forked) return null;
   // `builtin exit`, `command exit`, `builtin exec …` run the same builtin in the same shell (issue 18).
   let k = 0;
   while (k < cmd.words.length && !cmd.words[k]!.dynamic && IN_SHELL_WRAPPERS.has(commandName(cmd.words[k]!))) {
@@ -221,6 +241,11 @@ function endsSessionShell(cmd: SimpleCommand, via: string[]): string | null {
   const head = cmd.words[k];
   if (!head || head.dynamic) return null;
   const name = commandName(head);
+  if (name === 'suspend' || (name === 'ulimit' && cmd.words.slice(k + 1).some((w) => w.dynamic || !w.text.startsWith('-')))) {
+    // `suspend -f` stops the shell for good (nobody can send it SIGCONT); `ulimit -t 1`, `ulimit -v …`
+    // limit it until it is killed or cannot start a command (a subshell keeps its limits to itself).
+    return `${cmd.text} ${name === 'suspend' ? 'stops' : 'limits'} the session's own shell, which can stop or end the session; run it in a subshell ( … ) instead`;
+  }
   if (name !== 'exit' && name !== 'logout' && name !== 'exec') return null;
   // A function body runs in this shell when it is called, perhaps in a later call.
   const fn = cmd.scope.functions[cmd.scope.functions.length - 1];
@@ -265,6 +290,9 @@ function signalsSessionShell(u: Unwrapped, sessionShell: boolean): string | null
   if (/^(SIG)?0$/i.test(signal)) return null;
   for (const w of args.slice(i)) {
     const written = w.source.replace(/^["']|["']$/g, '');
+    // `kill -9 $(( $$ ))`, `kill "$(echo $$)"`: a pid computed from the shell's own or its parent's.
+    if (w.dynamic && /\$\{?PPID\b/.test(written)) return `${view.words.map(shownWord).join(' ')} signals a pid computed from $PPID, the session's guardian`;
+    if (sessionShell && w.dynamic && /\$\$|\$\{\$\}|\$\{?BASHPID\b/.test(written)) return `${view.words.map(shownWord).join(' ')} signals a pid computed from the session's own shell, which ends the session`;
     if (PARENT_PID.test(written)) return `${view.words.map(shownWord).join(' ')} signals the session's guardian (the shell's parent), which ends the session`;
     if (sessionShell && OWN_SHELL_PID.test(written)) return `${view.words.map(shownWord).join(' ')} signals the session's own shell${/0/.test(written) ? ' and its process group' : ''}, which ends the session (its folder, environment and background jobs)`;
   }
@@ -278,7 +306,7 @@ function worse<T extends { decision: PolicyDecision }>(a: T | null, b: T | null)
   return RANK[b.decision] > RANK[a.decision] ? b : a;
 }
 
-function judgeCommand(cmd: SimpleCommand, rules: CompiledRules, via: string[], depth: number, acc: Accumulator): void {
+function judgeCommand(cmd: SimpleCommand, rules: CompiledRules, via: string[], depth: number, acc: Accumulator, inSession: boolean): void {
   const u = unwrap(cmd);
   const chain = [...via, ...u.via];
   let best: { decision: PolicyDecision; rule: string; reason: string } | null = null;
@@ -307,7 +335,7 @@ function judgeCommand(cmd: SimpleCommand, rules: CompiledRules, via: string[], d
     if (v) raise(v.decision, v.rule, v.reason);
   }
   if (u.unjudgeable) raise(hold(rules), 'run-time', `${u.unjudgeable}, so it cannot be judged before it runs`);
-  const ends = (acc.sessionShell ? endsSessionShell(cmd, via) : null) ?? signalsSessionShell(u, acc.sessionShell);
+  const ends = (inSession ? endsSessionShell(cmd) : null) ?? signalsSessionShell(u, acc.sessionShell);
   if (ends) raise(hold(rules), 'built-in: ends the session', ends);
   for (const a of [...cmd.assigns, ...u.assigns]) {
     const why = environmentRisk(a.name, a.value ?? literalWord(''), a.append === true);
@@ -332,7 +360,8 @@ function judgeCommand(cmd: SimpleCommand, rules: CompiledRules, via: string[], d
       acc.refusals.push(refusal('too_deep', s.text));
       continue;
     }
-    judgeScript(s.text, rules, [...chain.filter((x) => x !== s.via), s.via], depth + 1, acc, wrapperDirectories(cmd.dirs ?? NO_DIRS, u.chdirs));
+    const sameShell = inSession && cmd.scope !== undefined && !cmd.scope.forked && SAME_SHELL_SCRIPTS.has(s.via);
+    judgeScript(s.text, rules, [...chain.filter((x) => x !== s.via), s.via], depth + 1, acc, wrapperDirectories(cmd.dirs ?? NO_DIRS, u.chdirs), sameShell);
   }
 }
 

@@ -114,6 +114,8 @@ const RISKY_PREFIXES: readonly (readonly [string, string])[] = [
   ['DYLD_', LOADS],
   ['GIT_CONFIG', CONFIG],
   ['BASH_FUNC_', SHELL],
+  // holdfast's prompt hook (guardian/src/shell-integration.ts): its nonce, its sourced file.
+  ['__hf', SHELL],
 ];
 
 /** Pager and editor variables, and the plain values that keep them harmless. */

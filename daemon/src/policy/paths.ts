@@ -76,21 +76,57 @@ export function canonicalPath(text: string, cwd: string | null): string | null {
     if (user !== '' && user !== h.user) return null;
     t = h.home + (slash < 0 ? '' : t.slice(slash));
   }
-  if (t.startsWith('/')) return clean(throughProcRoot(posix.normalize(t)));
+  if (t.startsWith('/')) return clean(resolveAbsolute(t, cwd));
   if (cwd === null || !cwd.startsWith('/')) return null;
-  return clean(throughProcRoot(posix.normalize(`${cwd}/${t}`)));
+  return clean(resolveAbsolute(`${cwd}/${t}`, cwd));
+}
+
+/** `/proc/self`, `/proc/thread-self`, `/proc/PID`, each optionally `/task/TID`: a process's folder. */
+const PROC_PROCESS = /^\/proc\/(self|thread-self|\d+)(\/task\/\d+)?$/;
+/** `/proc/self/cwd`, `/proc/thread-self/cwd`, `/proc/PID/cwd`: a process's current folder. */
+const PROC_CWD = /^\/proc\/(self|thread-self|\d+)(\/task\/\d+)?\/cwd(?=\/|$)/;
+
+/**
+ * Resolves `.`, `..` and repeated slashes one component at a time, as the kernel walks a path, so
+ * that the process links are followed where they point before a `..` applies: `/proc/self/root`
+ * (and `/proc/PID/root`) is `/` (`/proc/self/root/../etc` is `/etc`), `/proc/self/cwd` is the
+ * working directory when it is known (review round 5: `cd /etc && rm -rf /proc/self/cwd`). Through
+ * a `cwd` link the policy cannot place, the rest is kept after it as written (see {@link isRunTimeFolder}).
+ */
+function resolveAbsolute(p: string, cwd: string | null): string {
+  if (!p.includes('proc')) return posix.normalize(p).replace(/^\/\/+/, '/'); // no process link on the way
+  const stack: string[] = [];
+  const parts = p.split('/');
+  for (let i = 0; i < parts.length; i++) {
+    const c = parts[i]!;
+    if (c === '' || c === '.') continue;
+    if (c === '..') {
+      stack.pop();
+      continue;
+    }
+    const inProcess = (stack.length === 2 || stack.length === 4) && stack[0] === 'proc' && PROC_PROCESS.test(`/${stack.join('/')}`);
+    stack.push(c);
+    if (!inProcess) continue;
+    if (c === 'root') stack.length = 0;
+    else if (c === 'cwd') {
+      const self = stack[1] === 'self' || stack[1] === 'thread-self';
+      if (!self || cwd === null || !cwd.startsWith('/')) return `/${[...stack, ...parts.slice(i + 1).filter((x) => x !== '' && x !== '.')].join('/')}`;
+      stack.splice(0, stack.length, ...resolveAbsolute(cwd, null).split('/').filter((x) => x !== ''));
+    }
+  }
+  return `/${stack.join('/')}`;
+}
+
+/**
+ * A canonical path through a process's current folder the policy cannot place (`/proc/self/cwd`
+ * with no known working directory, `/proc/PID/cwd`): it may be any folder, so it is judged as a
+ * run-time word.
+ */
+export function isRunTimeFolder(abs: string): boolean {
+  return PROC_CWD.test(abs);
 }
 
 /** `/proc/self/root`, `/proc/PID/root`, `/proc/thread-self/root` (and `…/task/TID/root`): links to `/`. */
-const PROC_ROOT = /^\/proc\/(self|thread-self|\d+)(\/task\/\d+)?\/root(?=\/|$)/;
-
-/** A normalized absolute path with every leading `/proc/…/root` link followed (they always lead to `/`). */
-function throughProcRoot(p: string): string {
-  let out = p;
-  while (PROC_ROOT.test(out)) out = out.replace(PROC_ROOT, '') || '/';
-  return out;
-}
-
 // ---- where a command runs ----------------------------------------------------------------------
 
 /**

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { changeDir, NO_DIRS, unionDirs, UNKNOWN_DIRS, type Dirs } from './paths.js';
-import { binaryOp, goString, heredocBody, isNil, isQuotedDelimiter, items, nodeType, paramAssignment, parseShell, redirectOp, resolveWord, resolveWords, SourceText, span, type ShellWord, type ShNode } from './shell-syntax.js';
+import { arithmeticAssignee, binaryOp, evaluatedTestOperands, evaluatedText, goString, heredocBody, isIndirectExpansion, isNil, isPromptExpansion, isQuotedDelimiter, items, nodeType, paramAssignment, parseShell, redirectOp, resolveWord, resolveWords, SourceText, span, subscriptRunsCode, wordValues, type KnownValues, type ShellWord, type ShNode } from './shell-syntax.js';
 
 /**
  * Splits a parsed command line into the simple commands the policy judges (issue 5 "segments"):
@@ -103,6 +103,15 @@ export interface ScanResult {
   backgrounded: string[];
   /** Variables assigned by `${NAME=word}` / `${NAME:=word}` expansions anywhere in the line. */
   paramAssigns: { name: string; text: string }[];
+  /**
+   * Expansions that run code the parser did not see as a command (review round 5): `${X@P}`, an
+   * array subscript holding a command substitution (`(( a[$(cmd)] ))`, `${a[$(cmd)]}`,
+   * `a[$(cmd)]=1`) and a quoted subscript bash expands when it evaluates the text (`let 'a[$(cmd)]'`,
+   * `[[ $x -eq 'a[$(cmd)]' ]]`, `x='a[$(cmd)]'`). Each needs confirmation.
+   */
+  runTimeCode: { text: string; why: string }[];
+  /** Functions defined anywhere in the line (a name that shadows a builtin or the prompt hook's asks). */
+  functionDefs: { name: string; text: string }[];
 }
 
 const WRITE_OPS = new Set(['>', '>>', '<>', '>|', '&>', '&>>']);
@@ -129,7 +138,7 @@ export function refusal(kind: RefusalKind, text: string, detail?: string): Refus
  * working directory, or where the wrapper running this string runs).
  */
 export function scanCommandLine(command: string, dirs: Dirs = NO_DIRS): ScanResult {
-  const out: ScanResult = { commands: [], refusals: [], backgroundCommand: null, backgrounded: [], paramAssigns: [] };
+  const out: ScanResult = { commands: [], refusals: [], backgroundCommand: null, backgrounded: [], paramAssigns: [], runTimeCode: [], functionDefs: [] };
   if (command.trim() === '') {
     out.refusals.push(refusal('empty', command));
     return out;
@@ -188,6 +197,29 @@ class Scanner {
   private readonly functions = new Map<string, { body: ShNode; scope: CommandScope }>();
   /** Functions whose body is being judged again at a call (no recursion). */
   private readonly calling = new Set<string>();
+  /** Literal values variables were given so far in this line (see {@link ShellWord.values}). */
+  private readonly vars = new Map<string, string[]>();
+
+  /**
+   * Remembers what `NAME=value` (alone, or with export/declare/local/readonly/typeset) gave NAME:
+   * its literal text, or the values a word of known variables may take; anything else forgets it.
+   */
+  private remember(a: ShNode): void {
+    if (isNil(a) || isNil(a.Name) || !isNil(a.Index) || !isNil(a.Array)) return;
+    const name = goString(a.Name.Value as string);
+    if (a.Append === true || a.Naked === true) {
+      if (a.Append === true) this.vars.delete(name);
+      return;
+    }
+    if (isNil(a.Value)) {
+      this.vars.set(name, ['']);
+      return;
+    }
+    const w = resolveWord(a.Value, this.src);
+    const values = w.dynamic ? wordValues(a.Value, this.vars) : [w.text];
+    if (values === null) this.vars.delete(name);
+    else this.vars.set(name, values);
+  }
 
   stmts(list: ShNode[], outer: ShNode[], piped: boolean, scope: CommandScope, dirs: Dirs): Flow {
     let flow = same(dirs);
@@ -219,14 +251,16 @@ class Scanner {
       case 'CallExpr': {
         for (const a of items(c.Assigns)) this.assign(a);
         for (const w of items(c.Args)) this.word(w);
-        const cmd = simpleCommand(c, chain, piped, this.src, scope, dirs, timed);
+        const cmd = simpleCommand(c, chain, piped, this.src, scope, dirs, timed, this.vars);
         this.out.commands.push(cmd);
+        if (items(c.Args).length === 0) for (const a of items(c.Assigns)) this.remember(a);
         this.callFunction(cmd, chain, piped, dirs);
         return this.directoryAfter(cmd, dirs);
       }
       case 'DeclClause':
         for (const a of items(c.Args)) this.assign(a);
-        this.out.commands.push(simpleCommand(c, chain, piped, this.src, scope, dirs, false));
+        this.out.commands.push(simpleCommand(c, chain, piped, this.src, scope, dirs, false, this.vars));
+        for (const a of items(c.Args)) this.remember(a);
         return same(dirs);
       case 'BinaryCmd': {
         const op = binaryOp(c.Op as number);
@@ -265,7 +299,16 @@ class Scanner {
       }
       case 'ForClause': {
         const loop = c.Loop;
-        if (nodeType(loop) === 'WordIter') for (const w of items(loop.Items)) this.word(w);
+        if (nodeType(loop) === 'WordIter') {
+          for (const w of items(loop.Items)) this.word(w);
+          // `for d in /etc /usr; do rm -rf "$d"; done`: the loop variable takes each listed value.
+          const listed = items(loop.Items).flatMap((w: ShNode) => resolveWords(w, this.src));
+          const name = goString(loop.Name.Value as string);
+          // `for NAME in …` / `select NAME in …` assigns NAME each word.
+          this.out.paramAssigns.push({ name, text: `${c.Select === true ? 'select' : 'for'} ${name} in …` });
+          if (listed.length > 0 && listed.every((w: ShellWord) => !w.dynamic)) this.vars.set(name, listed.map((w: ShellWord) => w.text));
+          else this.vars.delete(name);
+        }
         else if (nodeType(loop) === 'CStyleLoop') for (const x of [loop.Init, loop.Cond, loop.Post]) this.arith(x);
         const d = this.changesDirectory(c) ? unionDirs(dirs, UNKNOWN_DIRS) : dirs;
         const body = this.stmts(items(c.Do), chain, piped, scope, d);
@@ -286,6 +329,7 @@ class Scanner {
         const changes = this.changesDirectory(c.Body);
         const fname = isNil(c.Name) ? '' : goString(c.Name.Value as string);
         if (fname !== '') this.functions.set(fname, { body: c.Body, scope });
+        this.out.functionDefs.push({ name: fname, text: this.src.of(c) });
         this.stmt(c.Body, chain, piped, { ...scope, functions: [...scope.functions, fname] }, unionDirs(dirs, UNKNOWN_DIRS), false);
         return same(changes ? unionDirs(dirs, UNKNOWN_DIRS) : dirs);
       }
@@ -362,14 +406,29 @@ class Scanner {
 
   private assign(a: ShNode): void {
     if (isNil(a)) return;
+    this.subscript(a.Index);
     this.arith(a.Index);
     this.word(a.Value);
+    // `x='a[$(cmd)]'`: any later arithmetic use of x (`(( x ))`, `declare -i x`) runs cmd.
+    // A real substitution there runs now (judged); only code written literally is left for later.
+    this.evaluated(a.Value, 'a value whose array subscript runs a command when the variable is used in arithmetic', '_');
     if (!isNil(a.Array)) {
       for (const e of items(a.Array.Elems)) {
+        this.subscript(e.Index);
         this.arith(e.Index);
         this.word(e.Value);
       }
     }
+  }
+
+  /** An array subscript holding a command substitution or code in quotes: flagged (see {@link ScanResult.runTimeCode}). */
+  private subscript(index: ShNode): void {
+    if (!isNil(index) && arithRunsCode(index, this.src)) this.out.runTimeCode.push({ text: this.src.of(index), why: 'an array subscript that runs a command when bash evaluates it (its output is expanded again)' });
+  }
+
+  /** A word bash evaluates again as a name or arithmetic: a quoted `a[$(cmd)]` in it runs cmd. */
+  private evaluated(w: ShNode, why: string, substitution = '$('): void {
+    if (!isNil(w) && nodeType(w) === 'Word' && subscriptRunsCode(evaluatedText(w, substitution))) this.out.runTimeCode.push({ text: this.src.of(w), why });
   }
 
   private word(w: ShNode): void {
@@ -392,6 +451,9 @@ class Scanner {
       case 'ParamExp': {
         const assigned = paramAssignment(p);
         if (assigned !== null) this.out.paramAssigns.push({ name: assigned, text: this.src.of(p) });
+        if (isIndirectExpansion(p)) this.out.runTimeCode.push({ text: this.src.of(p), why: 'indirect expansion, which evaluates the name it holds (an array subscript in it runs a command)' });
+        if (isPromptExpansion(p)) this.out.runTimeCode.push({ text: this.src.of(p), why: 'prompt expansion (@P) runs the command substitutions in the value' });
+        this.subscript(p.Index);
         this.arith(p.Index);
         if (!isNil(p.Slice)) {
           this.arith(p.Slice.Offset);
@@ -413,8 +475,11 @@ class Scanner {
   }
 
   private arith(x: ShNode): void {
+    const assigned = arithmeticAssignee(x);
+    if (assigned !== null) this.out.paramAssigns.push({ name: assigned, text: this.src.of(x) });
     switch (nodeType(x)) {
       case 'Word':
+        this.evaluated(x, 'arithmetic whose quoted array subscript runs a command');
         this.word(x);
         return;
       case 'BinaryArithm':
@@ -431,6 +496,7 @@ class Scanner {
   }
 
   private test(x: ShNode): void {
+    for (const w of evaluatedTestOperands(x)) this.evaluated(w, 'a test operand bash evaluates, whose array subscript runs a command');
     switch (nodeType(x)) {
       case 'Word':
         this.word(x);
@@ -449,13 +515,46 @@ class Scanner {
   }
 }
 
-function simpleCommand(cmd: ShNode, chain: ShNode[], piped: boolean, src: SourceText, scope: CommandScope, dirs: Dirs, timed: boolean): SimpleCommand {
+/**
+ * An arithmetic expression (an array subscript) holding a command or process substitution, or
+ * code in a quoted string, anywhere inside — also in a nested subscript.
+ */
+function arithRunsCode(x: ShNode, src: SourceText): boolean {
+  switch (nodeType(x)) {
+    case 'Word':
+      return items(x.Parts).some((p: ShNode) => {
+        const t = nodeType(p);
+        if (t === 'CmdSubst' || t === 'ProcSubst') return true;
+        if (t === 'DblQuoted') return items(p.Parts).some((q: ShNode) => nodeType(q) === 'CmdSubst' || (nodeType(q) === 'Lit' && /\$\(|`|\$\{/.test(goString(q.Value as string))));
+        if (t === 'SglQuoted') return /\$\(|`|\$\{/.test(goString(p.Value as string));
+        if (t === 'ParamExp') return !isNil(p.Index) && arithRunsCode(p.Index, src);
+        return false;
+      });
+    case 'BinaryArithm':
+      return arithRunsCode(x.X, src) || arithRunsCode(x.Y, src);
+    case 'UnaryArithm':
+    case 'ParenArithm':
+      return arithRunsCode(x.X, src);
+    default:
+      return false;
+  }
+}
+
+/** A word as the policy judges it, with the values known variables give it (see {@link ShellWord.values}). */
+function judgedWords(w: ShNode, src: SourceText, vars: KnownValues): ShellWord[] {
+  const out = resolveWords(w, src);
+  if (out.length !== 1 || !out[0]!.dynamic) return out;
+  const values = wordValues(w, vars);
+  return values === null ? out : [{ ...out[0]!, values }];
+}
+
+function simpleCommand(cmd: ShNode, chain: ShNode[], piped: boolean, src: SourceText, scope: CommandScope, dirs: Dirs, timed: boolean, vars: KnownValues): SimpleCommand {
   const own = chain[chain.length - 1]!;
   const words: ShellWord[] = [];
   const assigns: Assignment[] = [];
   if (nodeType(cmd) === 'CallExpr') {
     for (const a of items(cmd.Assigns)) assigns.push(assignment(a, src));
-    for (const w of items(cmd.Args)) words.push(...resolveWords(w, src));
+    for (const w of items(cmd.Args)) words.push(...judgedWords(w, src, vars));
     // `time -- cmd`, `time -p -- cmd`: bash's time keyword takes `--` before the command.
     if (timed && words[0] && !words[0].dynamic && words[0].text === '--' && words[0].source === '--') words.shift();
   } else {
@@ -474,7 +573,7 @@ function simpleCommand(cmd: ShNode, chain: ShNode[], piped: boolean, src: Source
     }
   }
   const redirects: Redirection[] = [];
-  for (let i = chain.length - 1; i >= 0; i--) for (const r of items(chain[i]!.Redirs)) redirects.push(redirection(r, src));
+  for (let i = chain.length - 1; i >= 0; i--) for (const r of items(chain[i]!.Redirs)) redirects.push(redirection(r, src, vars));
   return { text: src.of(own), words, assigns, redirects, pipedInput: piped, scope, dirs };
 }
 
@@ -566,9 +665,10 @@ function assignment(a: ShNode, src: SourceText): Assignment {
   return { name, value: isNil(a.Value) ? null : resolveWord(a.Value, src), append };
 }
 
-function redirection(r: ShNode, src: SourceText): Redirection {
+function redirection(r: ShNode, src: SourceText, vars: KnownValues): Redirection {
   const op = redirectOp(r.Op as number);
-  const target = isNil(r.Word) ? null : resolveWord(r.Word, src);
+  const values = isNil(r.Word) ? null : wordValues(r.Word, vars);
+  const target = isNil(r.Word) ? null : { ...resolveWord(r.Word, src), ...(values ? { values } : {}) };
   let writes = WRITE_OPS.has(op);
   if (op === '>&') writes = target !== null && !/^(\d+-?|-)$/.test(target.text);
   if (writes && target && !target.dynamic && HARMLESS_TARGETS.has(target.text)) writes = false;

@@ -105,6 +105,12 @@ const redirectOps = new Map<number, string>();
 const binaryOps = new Map<number, string>();
 /** Operators of `${NAME=word}` and `${NAME:=word}`: they assign NAME. */
 const assigningParamOps = new Set<number>();
+/** Arithmetic operators that assign their left operand (`=`, `+=`, …, `++`, `--`). */
+const assigningArithOps = new Set<number>();
+/** The operator of `${NAME@OP}` (`@P`, `@Q`, …). */
+let transformParamOp = -1;
+/** `[[ … ]]` operators whose operands bash evaluates as arithmetic (`-eq` … `-ge`) or as a variable name (`-v`). */
+const evaluatingTestOps = new Set<number>();
 
 function firstStmt(p: ShParser, src: string): ShNode {
   return items(p.Parse(src, '').__internal_object__.Stmts)[0];
@@ -131,7 +137,12 @@ function selfCheck(p: ShParser): void {
   redirectOps.set(items(firstStmt(p, 'a <<-E\nE\n').Redirs)[0].Op as number, '<<-');
   for (const op of ['&&', '||', '|', '|&']) binaryOps.set(firstStmt(p, `a ${op} b`).Cmd.Op as number, op);
   for (const op of ['=', ':=']) assigningParamOps.add(items(items(firstStmt(p, `a \${b${op}c}`).Cmd.Args)[1].Parts)[0].Exp.Op as number);
-  if (redirectOps.size !== REDIRECT_SAMPLES.length + 2 || binaryOps.size !== 4 || assigningParamOps.size !== 2) fail('operator tokens');
+  for (const op of ['=', '+=', '-=', '*=', '/=', '%=', '<<=', '>>=', '&=', '^=', '|=']) assigningArithOps.add(firstStmt(p, `(( a ${op} 1 ))`).Cmd.X.Op as number);
+  for (const e of ['a++', 'a--', '++a', '--a']) assigningArithOps.add(firstStmt(p, `(( ${e} ))`).Cmd.X.Op as number);
+  transformParamOp = items(items(firstStmt(p, 'a ${b@P}').Cmd.Args)[1].Parts)[0].Exp.Op as number;
+  for (const op of ['-eq', '-ne', '-lt', '-le', '-gt', '-ge']) evaluatingTestOps.add(firstStmt(p, `[[ a ${op} b ]]`).Cmd.X.Op as number);
+  evaluatingTestOps.add(firstStmt(p, '[[ -v a ]]').Cmd.X.Op as number);
+  if (redirectOps.size !== REDIRECT_SAMPLES.length + 2 || binaryOps.size !== 4 || assigningParamOps.size !== 2 || evaluatingTestOps.size !== 7 || assigningArithOps.size < 13) fail('operator tokens');
 }
 
 /** The variable a `${NAME=word}` / `${NAME:=word}` expansion assigns, or null for any other node. */
@@ -141,11 +152,100 @@ export function paramAssignment(p: ShNode): string | null {
   return goString(p.Param.Value as string);
 }
 
+/**
+ * The variable an arithmetic assignment sets (`(( PS1 = 0 ))`, `let PATH+=1`, `(( n++ ))`), or
+ * null for any other arithmetic node.
+ */
+export function arithmeticAssignee(x: ShNode): string | null {
+  parser();
+  const t = nodeType(x);
+  if ((t !== 'BinaryArithm' && t !== 'UnaryArithm') || !assigningArithOps.has(x.Op as number) || nodeType(x.X) !== 'Word') return null;
+  const parts = items(x.X.Parts);
+  const first = parts[0];
+  if (parts.length !== 1) return null;
+  if (nodeType(first) === 'Lit') return goString(first.Value as string);
+  return nodeType(first) === 'ParamExp' && !isNil(first.Param) ? goString(first.Param.Value as string) : null;
+}
+
+/**
+ * `${!NAME}`: indirect expansion — bash evaluates the value of NAME as a variable name, and an
+ * array subscript in it (`a[$(cmd)]`) runs code. Not `${!PREFIX*}` or `${!ARRAY[@]}`, which only list names.
+ */
+export function isIndirectExpansion(p: ShNode): boolean {
+  return nodeType(p) === 'ParamExp' && p.Excl === true && !(p.Names > 0) && isNil(p.Index);
+}
+
+/**
+ * `${NAME@P}`: prompt expansion of the value, which runs the command substitutions in it (bash
+ * expands `$(…)` and backquotes of a prompt string) — code the policy never saw.
+ */
+export function isPromptExpansion(p: ShNode): boolean {
+  parser();
+  if (nodeType(p) !== 'ParamExp' || isNil(p.Exp) || (p.Exp.Op as number) !== transformParamOp || isNil(p.Exp.Word)) return false;
+  return items(p.Exp.Word.Parts).some((q) => nodeType(q) === 'Lit' && goString(q.Value as string) === 'P');
+}
+
+/**
+ * The operands of a `[[ … ]]` test that bash evaluates again: both sides of `-eq`, `-ne`, `-lt`,
+ * `-le`, `-gt`, `-ge` (arithmetic) and the name of `-v`; an array subscript written in them is
+ * expanded at that point (`[[ $x -eq 'a[$(cmd)]' ]]` runs cmd). Empty for any other test.
+ */
+export function evaluatedTestOperands(x: ShNode): ShNode[] {
+  parser();
+  const t = nodeType(x);
+  if ((t !== 'BinaryTest' && t !== 'UnaryTest') || !evaluatingTestOps.has(x.Op as number)) return [];
+  return t === 'BinaryTest' ? [x.X, x.Y] : [x.X];
+}
+
+/**
+ * Text that bash expands when it evaluates an array subscript written in it: a `[` followed by
+ * `$(`, a backquote, `${` or `$[` (`a[$(cmd)]`). Such text, given where bash evaluates a variable
+ * name or an arithmetic expression (`let`, `(( ))`, `declare -i`, `read`, `printf -v`, `[[ -v ]]`,
+ * `-eq` operands), runs the command it holds although the parser saw only a quoted string.
+ */
+export function subscriptRunsCode(text: string): boolean {
+  return /\[[^]*(\$\(|`|\$\{|\$\[)/.test(text);
+}
+
+/**
+ * A word's text with its quotes removed, where a command or process substitution counts as
+ * `substitution` (`$(`: its output is expanded again; `_` where only literal code counts) and any
+ * other expansion as `_`: what bash would expand a second time when it evaluates the word
+ * as a variable name or an arithmetic expression (see {@link subscriptRunsCode}).
+ */
+export function evaluatedText(word: ShNode, substitution = '$('): string {
+  let out = '';
+  for (const p of items(word.Parts)) {
+    switch (nodeType(p)) {
+      case 'Lit':
+        out += unescapeUnquoted(goString(p.Value as string)).text;
+        break;
+      case 'SglQuoted':
+        out += singleQuotedText(p);
+        break;
+      case 'DblQuoted':
+        for (const q of items(p.Parts)) out += nodeType(q) === 'Lit' ? unescapeDouble(goString(q.Value as string)) : nodeType(q) === 'CmdSubst' ? substitution : '_';
+        break;
+      case 'CmdSubst':
+      case 'ProcSubst':
+        out += substitution;
+        break;
+      default:
+        out += '_';
+    }
+  }
+  return out;
+}
+
 /** `$HOME` or `${HOME}` with no operator: the shell gives the home folder, which the policy knows. */
 function isPlainHome(p: ShNode): boolean {
-  return (
+  return plainParam(p) === 'HOME';
+}
+
+/** The name of `$NAME` / `${NAME}` with no operator, index or other decoration; null otherwise. */
+function plainParam(p: ShNode): string | null {
+  const plain =
     !isNil(p.Param) &&
-    p.Param.Value === 'HOME' &&
     !p.Excl &&
     !p.Length &&
     !p.Width &&
@@ -153,8 +253,60 @@ function isPlainHome(p: ShNode): boolean {
     isNil(p.Slice) &&
     isNil(p.Repl) &&
     isNil(p.Exp) &&
-    !(p.Names > 0)
-  );
+    !(p.Names > 0);
+  return plain ? goString(p.Param.Value as string) : null;
+}
+
+/** Values variables were given earlier in the line: name → the literal texts it may hold. */
+export type KnownValues = ReadonlyMap<string, readonly string[]>;
+
+const MAX_WORD_VALUES = 16;
+
+/**
+ * The texts a dynamic word may become when its variables hold the values this line gave them
+ * (see {@link ShellWord.values}); null when a part is something else (`$(…)`, `${X:-y}`, an
+ * unknown variable) or no variable is known. An unquoted value with blanks also counts split
+ * into its words.
+ */
+export function wordValues(word: ShNode, vars: KnownValues): string[] | null {
+  if (vars.size === 0) return null;
+  let out = [''];
+  let used = false;
+  const append = (texts: readonly string[]): boolean => {
+    const next: string[] = [];
+    for (const a of out) for (const t of texts) next.push(a + t);
+    out = next;
+    return out.length <= MAX_WORD_VALUES;
+  };
+  const param = (p: ShNode, quoted: boolean): boolean => {
+    const name = plainParam(p);
+    if (name === 'HOME') return append([homeDirectory()]);
+    const known = name === null ? undefined : vars.get(name);
+    if (known === undefined) return false;
+    used = true;
+    return append(quoted ? known : known.flatMap((v) => [v, ...v.split(/\s+/).filter((x) => x !== '' && x !== v)]));
+  };
+  for (const p of items(word.Parts)) {
+    let ok: boolean;
+    switch (nodeType(p)) {
+      case 'Lit':
+        ok = append([unescapeUnquoted(goString(p.Value as string)).text]);
+        break;
+      case 'SglQuoted':
+        ok = append([singleQuotedText(p)]);
+        break;
+      case 'DblQuoted':
+        ok = items(p.Parts).every((q) => (nodeType(q) === 'Lit' ? append([unescapeDouble(goString(q.Value as string))]) : nodeType(q) === 'ParamExp' && param(q, true)));
+        break;
+      case 'ParamExp':
+        ok = param(p, false);
+        break;
+      default:
+        ok = false;
+    }
+    if (!ok) return null;
+  }
+  return used ? out : null;
 }
 
 /** The text of a redirection operator (`>`, `>>`, `<<`, `&>`, …). */
@@ -226,6 +378,13 @@ export interface ShellWord {
   dynamic: boolean;
   glob: boolean;
   source: string;
+  /**
+   * For a dynamic word made only of literal text and variables this same line set to literal
+   * values earlier (`d=/usr; rm -rf $d`, `for f in /dev/sda; do … > "$f"`): the texts it may
+   * become (at most 16). The word stays dynamic (the variable may hold something else at run
+   * time); the floor checks each value as well.
+   */
+  values?: string[];
 }
 
 /**
@@ -298,21 +457,11 @@ function markedChars(word: ShNode, src: SourceText): MarkedChar[] | null {
   };
   for (const p of items(word.Parts)) {
     switch (nodeType(p)) {
-      case 'Lit': {
-        const raw = goString(p.Value as string);
-        for (let i = 0; i < raw.length; i++) {
-          const c = raw[i]!;
-          if (c === '\\') {
-            if (i + 1 < raw.length && raw[i + 1] !== '\n') out.push({ c: raw[i + 1]!, special: false });
-            i++;
-            continue;
-          }
-          out.push({ c, special: true });
-        }
+      case 'Lit':
+        out.push(...unquotedChars(goString(p.Value as string)));
         break;
-      }
       case 'SglQuoted':
-        plain(p.Dollar ? ansiC(goString(p.Value as string)) : goString(p.Value as string));
+        plain(singleQuotedText(p));
         break;
       case 'DblQuoted':
         for (const q of items(p.Parts)) {
@@ -426,7 +575,7 @@ export function resolveWord(word: ShNode, src: SourceText): ShellWord & { braces
         break;
       }
       case 'SglQuoted':
-        out.text += p.Dollar ? ansiC(goString(p.Value as string)) : goString(p.Value as string);
+        out.text += singleQuotedText(p);
         break;
       case 'DblQuoted':
         for (const q of items(p.Parts)) {
@@ -496,19 +645,35 @@ function tildeOnlyKnownAtRunTime(word: ShNode): boolean {
 function unescapeUnquoted(raw: string): { text: string; glob: boolean } {
   let text = '';
   let glob = false;
-  for (let i = 0; i < raw.length; i++) {
-    const c = raw[i]!;
-    if (c === '\\') {
-      if (i + 1 < raw.length) {
-        if (raw[i + 1] !== '\n') text += raw[i + 1];
-        i++;
-      }
-      continue;
-    }
-    if (c === '*' || c === '?' || c === '[') glob = true;
-    text += c;
+  for (const m of unquotedChars(raw)) {
+    if (m.special && (m.c === '*' || m.c === '?' || m.c === '[')) glob = true;
+    text += m.c;
   }
   return { text, glob };
+}
+
+/**
+ * The characters of unquoted text after backslash removal (a backslash-newline is a line
+ * continuation and vanishes), each marked `special` unless a backslash escaped it — the one
+ * quote-handling loop behind {@link unescapeUnquoted} and brace expansion.
+ */
+function unquotedChars(raw: string): MarkedChar[] {
+  const out: MarkedChar[] = [];
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i]!;
+    if (c !== '\\') {
+      out.push({ c, special: true });
+      continue;
+    }
+    if (i + 1 < raw.length && raw[i + 1] !== '\n') out.push({ c: raw[i + 1]!, special: false });
+    i++;
+  }
+  return out;
+}
+
+/** The text of a `'…'` or `$'…'` part (ANSI-C escapes applied to the latter). */
+function singleQuotedText(p: ShNode): string {
+  return p.Dollar ? ansiC(goString(p.Value as string)) : goString(p.Value as string);
 }
 
 /** Backslash removal inside double quotes: only before `$`, backquote, `"`, `\` and newline. */
