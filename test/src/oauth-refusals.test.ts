@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
 import { pollUntil, TestHome } from './_harness/home.js';
@@ -284,6 +284,24 @@ describe('OAuth refusals', () => {
     // Approved again (a new grant): the old transport session is gone for good.
     const again = await signIn(oauth, t.clientId);
     assert.equal((await list(again.access)).status, 404, 'the session opened with the revoked client’s token no longer exists');
+  });
+
+  it('refresh tokens are never stored raw: the database files hold only their SHA-256, and refreshing still works', async () => {
+    const t = await signIn(oauth, await register(oauth, [REDIRECT]));
+    const r = await form(`${origin(oauth)}/oauth/token`, { grant_type: 'refresh_token', refresh_token: t.refresh, client_id: t.clientId });
+    assert.equal(r.status, 200, r.body);
+    const rotated = (JSON.parse(r.body) as { refresh_token: string }).refresh_token;
+    assert.ok(rotated && rotated !== t.refresh, 'the refresh token was rotated');
+    // The rotated token refreshes again.
+    const again = await form(`${origin(oauth)}/oauth/token`, { grant_type: 'refresh_token', refresh_token: rotated, client_id: t.clientId });
+    assert.equal(again.status, 200, again.body);
+    const latest = (JSON.parse(again.body) as { refresh_token: string }).refresh_token;
+    const files = [h.layout.db, `${h.layout.db}-wal`].filter((f) => existsSync(f));
+    assert.ok(files.length > 0);
+    for (const f of files) {
+      const bytes = readFileSync(f);
+      for (const token of [t.refresh, rotated, latest]) assert.equal(bytes.includes(Buffer.from(token)), false, `${f} holds a raw refresh token`);
+    }
   });
 
   it('ten wrong owner passwords lock approval by password for a while, and the lock is logged', async () => {
