@@ -60,10 +60,7 @@ export class ConfigStore {
     const taken = this.current.workspaces.find((w) => w.name === wantName);
     if (taken) throw new HoldfastError('BAD_REQUEST', `workspace name "${wantName}" is already used for ${taken.path}; pass --name`);
 
-    const text = existsSync(this.path) ? readFileSync(this.path, 'utf8') : '';
-    const doc: Document = text.trim() === '' ? new Document({}) : parseDocument(text);
-    if (doc.errors.length > 0) throw new HoldfastError('BAD_REQUEST', `${this.path}: ${doc.errors[0]!.message}`);
-    if (!isMap(doc.contents)) throw new HoldfastError('BAD_REQUEST', `${this.path}: the top level must be a mapping`);
+    const doc = this.readDoc();
     let seq = doc.get('workspaces');
     if (!isSeq(seq)) {
       doc.set('workspaces', doc.createNode([]));
@@ -72,6 +69,40 @@ export class ConfigStore {
     const entry: Record<string, string> = { name: wantName, path: root };
     if (description) entry.description = description;
     (seq as { add: (v: unknown) => void }).add(doc.createNode(entry));
+    this.write(doc);
+    return { workspace: { name: wantName, path: root, description: description ?? '', available: true }, created: true };
+  }
+
+  /**
+   * Unregisters the workspace `name` from `config.yaml` (the folder itself is untouched; comments and
+   * the other entries survive). The caller checks that no live session uses it.
+   * @throws HoldfastError WORKSPACE_NOT_FOUND for an unknown name.
+   */
+  removeWorkspace(name: string): WorkspaceView {
+    const found = this.current.workspaces.find((w) => w.name === name);
+    if (!found) {
+      throw new HoldfastError('WORKSPACE_NOT_FOUND', `no workspace named "${name}"; registered: ${this.current.workspaces.map((w) => w.name).join(', ') || '(none)'}`, { retryable: false });
+    }
+    const doc = this.readDoc();
+    const seq = doc.get('workspaces');
+    const items = isSeq(seq) ? seq.items : [];
+    const index = items.findIndex((it) => isMap(it) && it.get('name') === name);
+    if (index === -1) throw new HoldfastError('BAD_REQUEST', `${this.path}: workspace "${name}" is not in the workspaces list (defined elsewhere?); edit the file by hand`);
+    (seq as { delete: (i: number) => boolean }).delete(index);
+    this.write(doc);
+    return { name: found.name, path: found.path, description: found.description, available: isDirectory(found.path) };
+  }
+
+  private readDoc(): Document {
+    const text = existsSync(this.path) ? readFileSync(this.path, 'utf8') : '';
+    const doc: Document = text.trim() === '' ? new Document({}) : parseDocument(text);
+    if (doc.errors.length > 0) throw new HoldfastError('BAD_REQUEST', `${this.path}: ${doc.errors[0]!.message}`);
+    if (!isMap(doc.contents)) throw new HoldfastError('BAD_REQUEST', `${this.path}: the top level must be a mapping`);
+    return doc;
+  }
+
+  /** Writes `doc` atomically (0600) after checking it reads back, then reloads. */
+  private write(doc: Document): void {
     const out = doc.toString();
     parseConfigText(out, this.path); // never write a file we could not read back
     mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
@@ -83,7 +114,6 @@ export class ConfigStore {
       throw err;
     }
     this.reload();
-    return { workspace: { name: wantName, path: root, description: description ?? '', available: true }, created: true };
   }
 }
 

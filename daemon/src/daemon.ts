@@ -242,6 +242,20 @@ export class Daemon {
         if (r.created) this.eventsRepo.append({ workspace: r.workspace.name, kind: 'workspace.registered', data: { path: r.workspace.path } });
         return r;
       },
+      'workspace.remove': (p) => {
+        const live = this.sessionsRepo.listLive().filter((row) => row.workspace === p.name);
+        if (live.length > 0) {
+          const ids = live.map((row) => row.id).join(', ');
+          throw new HoldfastError(
+            'BAD_REQUEST',
+            `workspace "${p.name}" is used by ${live.length} live session${live.length === 1 ? '' : 's'} (${ids}); end ${live.length === 1 ? 'it' : 'them'} first (holdfast kill <id>, or session(action="close")), then remove the workspace`,
+            { retryable: false, details: { sessions: live.map((row) => row.id) } },
+          );
+        }
+        const workspace = this.configStore.removeWorkspace(p.name);
+        this.eventsRepo.append({ workspace: workspace.name, kind: 'workspace.removed', data: { path: workspace.path } });
+        return { workspace };
+      },
       'session.open': (p, ctx) => m.open({ ...p, signal: ctx.signal }),
       'session.list': async (p) => ({ sessions: await m.list(p.all) }),
       'session.get': async (p) => {

@@ -166,18 +166,33 @@ export function fromWireError(w: unknown): HoldfastError {
 }
 
 /**
- * The abort reason for a request cancelled for `why` (issue 9, item 4): a `CANCELLED` error whose
- * `details.why` says whether the MCP client cancelled it on purpose (`client`) or its connection
- * is gone (`gone`). Passed as `AbortController.abort(reason)` and carried across processes by
- * `cancel{id, why}` frames.
+ * Why a request was cancelled (issue 9, item 4): `client` — the MCP client cancelled it on purpose;
+ * `gone` — its connection went away where the answer cannot be fetched later; `timeout` — the
+ * client's own request timeout fired and it sent `notifications/cancelled` for that reason (the
+ * client gave up waiting, it did not ask to stop the work; docs/execution-tasks.md).
  */
-export function cancelReason(why: 'client' | 'gone' | undefined, message = 'cancelled by the caller'): HoldfastError {
+export type CancelWhy = 'client' | 'gone' | 'timeout';
+
+/** Every {@link CancelWhy}, for checking a value read off the wire. */
+export const CANCEL_WHYS: readonly CancelWhy[] = ['client', 'gone', 'timeout'];
+
+/** `value` when it is a {@link CancelWhy}, else undefined (an older or newer peer's unknown reason). */
+export function asCancelWhy(value: unknown): CancelWhy | undefined {
+  return CANCEL_WHYS.includes(value as CancelWhy) ? (value as CancelWhy) : undefined;
+}
+
+/**
+ * The abort reason for a request cancelled for `why` (issue 9, item 4): a `CANCELLED` error whose
+ * `details.why` says whether the MCP client cancelled it on purpose (`client`), its connection
+ * is gone (`gone`) or its request timed out (`timeout`). Passed as `AbortController.abort(reason)`
+ * and carried across processes by `cancel{id, why}` frames.
+ */
+export function cancelReason(why: CancelWhy | undefined, message = 'cancelled by the caller'): HoldfastError {
   return new HoldfastError('CANCELLED', message, { retryable: false, ...(why !== undefined ? { details: { why } } : {}) });
 }
 
 /** `why` of an abort reason made by {@link cancelReason}, else undefined. */
-export function cancelWhy(reason: unknown): 'client' | 'gone' | undefined {
+export function cancelWhy(reason: unknown): CancelWhy | undefined {
   if (!(reason instanceof HoldfastError) || reason.code !== 'CANCELLED') return undefined;
-  const why = (reason.details as { why?: unknown } | undefined)?.why;
-  return why === 'client' || why === 'gone' ? why : undefined;
+  return asCancelWhy((reason.details as { why?: unknown } | undefined)?.why);
 }

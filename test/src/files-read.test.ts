@@ -82,7 +82,7 @@ describe('read: workspace files, byte-exact facts (issue 4)', () => {
     let args: Record<string, unknown> | undefined = { remote_session_id: rs, path: 'wide.txt' };
     let text = '';
     let sawLineByteOffset = false;
-    for (let i = 0; args && i < 10; i++) {
+    for (let i = 0; args && i < 30; i++) {
       const r = await call('read', args);
       assert.equal(r.env.status, 'succeeded');
       text += r.env.data.content as string;
@@ -92,6 +92,53 @@ describe('read: workspace files, byte-exact facts (issue 4)', () => {
     }
     assert.ok(sawLineByteOffset, 'a continuation carried offset and line_byte_offset');
     assert.equal(sha(text), sha(`head\n${long}\ntail\n`));
+  });
+
+  it('the default window is 256 KiB (limits.read_window_bytes)', async () => {
+    w('quarter.txt', 'abcdefghijklmnopqrstuvwxyz01234\n'.repeat(40_000)); // 1.28 MB
+    const r = await call('read', { remote_session_id: rs, path: 'quarter.txt' });
+    const bytes = Buffer.byteLength(r.env.data.content as string);
+    assert.ok(bytes <= 256 * 1024 && bytes > 250 * 1024, `a window of ${bytes} bytes`);
+    assert.equal(r.env.data.next.offset, bytes / 32, 'the next window starts at the first line not shown');
+  });
+
+  it('paging cursors are exact for multi-byte UTF-8 and CRLF: following the text blocks alone, or the actions, rebuilds the file', async () => {
+    const lines = Array.from({ length: 2000 }, (_, i) => `línea ${i} 名前 🙂 ${'é'.repeat(i % 7)}`);
+    const long = '名🙂é'.repeat(40_000); // one 360 KB line: cut by the window and by the text block
+    const raw = `${lines.join('\r\n')}\r\n${long}\r\ntail é\r\n`;
+    w('paging.txt', raw);
+    const want = raw.replace(/\r\n/g, '\n');
+    // 1. A client that shows the model only the text block: follow the cursor its note names.
+    let text = '';
+    let args: Record<string, unknown> | undefined = { remote_session_id: rs, path: 'paging.txt' };
+    let reads = 0;
+    while (args) {
+      assert.ok(++reads < 200, 'the text cursors make progress');
+      const r = await call('read', args);
+      assert.equal(r.env.status, 'succeeded', r.text);
+      const body = r.text.slice(r.text.indexOf('\n') + 1);
+      const note = /\[… the text block shows the first (\d+) of \d+ bytes(?:; continue the text with read\(path="paging.txt", offset=(-?\d+)(?:, line_byte_offset=(\d+))?\))?; the whole window/.exec(body);
+      if (note) {
+        assert.ok(note[2] !== undefined, `a cut text block names where its text ends: ${body.slice(-300)}`);
+        text += Buffer.from(body).subarray(0, Number(note[1])).toString('utf8');
+        args = { remote_session_id: rs, path: 'paging.txt', offset: Number(note[2]), ...(note[3] ? { line_byte_offset: Number(note[3]) } : {}) };
+      } else {
+        const more = /\n\[more: read\(path="paging.txt", offset=(-?\d+)(?:, line_byte_offset=(\d+))?\)\]$/.exec(body);
+        text += more ? body.slice(0, more.index) : body;
+        args = more ? { remote_session_id: rs, path: 'paging.txt', offset: Number(more[1]), ...(more[2] ? { line_byte_offset: Number(more[2]) } : {}) } : undefined;
+      }
+    }
+    assert.equal(text.length, want.length, 'the text blocks, followed, hold every character once');
+    assert.equal(sha(text), sha(want));
+    // 2. A client that reads structuredContent: data.content and the read action.
+    let content = '';
+    args = { remote_session_id: rs, path: 'paging.txt' };
+    while (args) {
+      const r = await call('read', { ...args, force: true });
+      content += r.env.data.content as string;
+      args = r.env.actions.find((a) => a.tool === 'read')?.arguments;
+    }
+    assert.equal(sha(content), sha(want));
   });
 
   it('mode=full returns the whole file up to 4 MiB; a larger file is refused with a window read as the next step', async () => {

@@ -9,6 +9,10 @@
  *   command was not typed yet — it never runs — but a command already running keeps running: a
  *   dropped connection is never a reason to lose work.
  *
+ * - A client's own request timeout (the SDKs send `notifications/cancelled` with the reason
+ *   "Request timed out") is not a request to stop: the running command keeps running and is found
+ *   with `observe(view=session)` and finished with `execute(action=attach)`; SDK v1 and v2.
+ *
  * The user's `.bashrc` sleeps while `~/slow` exists, which makes a shell that is still loading.
  */
 import assert from 'node:assert/strict';
@@ -16,6 +20,8 @@ import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
+import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { pollUntil, TestHome } from './_harness/home.js';
 import { callTool, httpClient, initializeBody, legacyHeaders, openSession, ownerToken, rawRequest, startAdapter, type AdapterProcess } from './_harness/mcp-adapter.js';
 import { toolCaller } from './_harness/tools.js';
@@ -123,6 +129,39 @@ describe('cancelling execute', () => {
     const check = await control('execute', { remote_session_id: rs, command: 'test -e legacy-cancelled-ran; echo $?', yield_time_ms: 20_000 });
     assert.equal(check.env.data.output, '1', 'the cancelled command never ran');
     assert.equal(existsSync(join(h.workspace, 'legacy-cancelled-ran')), false);
+  });
+
+  /** Runs `command` with a client whose request timeout fires first; the command keeps running. */
+  const timedOutRunKeepsRunning = async (call: (command: string) => Promise<unknown>, marker: string): Promise<void> => {
+    const command = `sleep 2.5; echo kept > ${marker}`;
+    await assert.rejects(call(command), /timed out/i);
+    // The task id is discoverable: the session's foreground record names it while it runs.
+    const fg = await foreground();
+    assert.ok(fg, 'the command still runs after the client timed out');
+    const t = await task(fg.execution_task_id);
+    assert.equal(t.state, 'running', JSON.stringify(t));
+    const done = await control('execute', { action: 'attach', remote_session_id: rs, execution_task_id: fg.execution_task_id, yield_time_ms: 20_000 });
+    assert.deepEqual([done.env.status, done.env.data.exit_code], ['succeeded', 0], JSON.stringify(done.env));
+    assert.equal(existsSync(join(h.workspace, marker)), true);
+  };
+
+  it('SDK v1 request timeout (notifications/cancelled "Request timed out") leaves the running command running', async () => {
+    const v1 = new V1Client({ name: 'sdk-v1-timeout', version: '1.0.0' });
+    await v1.connect(new V1Transport(new URL(a.url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    try {
+      await timedOutRunKeepsRunning((command) => v1.callTool({ name: 'execute', arguments: { remote_session_id: rs, command, yield_time_ms: 30_000 } }, undefined, { timeout: 1000 }), 'v1-timeout-kept');
+    } finally {
+      await v1.close();
+    }
+  });
+
+  it('SDK v2 (2025-11-25) request timeout ("SdkError: Request timed out") leaves the running command running', async () => {
+    const v2 = await httpClient(a.url, token, 'legacy');
+    try {
+      await timedOutRunKeepsRunning((command) => v2.callTool({ name: 'execute', arguments: { remote_session_id: rs, command, yield_time_ms: 30_000 } }, { timeout: 1000 }), 'v2-timeout-kept');
+    } finally {
+      await v2.close();
+    }
   });
 
   describe('2026-07-28', () => {

@@ -109,6 +109,20 @@ describe('principals: tool sets, session ownership and the usage log', () => {
     assert.equal(r.env.error!.code, 'SESSION_NOT_FOUND');
   });
 
+  it('session actions that act on the shell (reset_shell, close) need execute: a read-only principal gets TOOL_NOT_ALLOWED', async () => {
+    const alice = await client(ALICE, 'auto');
+    const s = await openSession(alice, { workspace: 'ws' });
+    for (const action of ['reset_shell', 'close']) {
+      const r = await callTool(alice, 'session', { action, remote_session_id: s.id });
+      assert.equal(r.isError, true, `${action} must be refused`);
+      assert.equal(r.env.error!.code, 'TOOL_NOT_ALLOWED', `${action}: ${r.env.error!.message}`);
+      assert.match(r.env.error!.message, new RegExp(`session\\(action="${action}"\\) acts on the shell .* needs the execute tool`));
+    }
+    const resumed = await callTool(alice, 'session', { remote_session_id: s.id });
+    assert.equal(resumed.isError, false, 'the session is still there');
+    assert.equal(resumed.env.context.remote_session_id, s.id);
+  });
+
   it('the usage log is 0600 and records calls without arguments, output or tokens', async () => {
     const log = h.layout.usageLog;
     const text = await pollUntil('usage records of the calls above', () => {

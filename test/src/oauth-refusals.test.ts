@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
 import { pollUntil, TestHome } from './_harness/home.js';
-import { ownerToken, rawRequest, startAdapter, type AdapterProcess, type RawResponse } from './_harness/mcp-adapter.js';
+import { initializeBody, legacyHeaders, ownerToken, rawRequest, startAdapter, type AdapterProcess, type RawResponse } from './_harness/mcp-adapter.js';
 import { approveInBrowser, createTestCa, homeSigningJwk, pkcePair, signAccessToken, startDocumentServer, type TestCa } from './_harness/oauth.js';
 
 /**
@@ -258,6 +258,50 @@ describe('OAuth refusals', () => {
     assert.equal(revoked.code, 0, revoked.stderr);
     await pollUntil('the revoked client’s token to be refused', async () => (await mcpList(oauth, after.access)).status === 401);
     assert.equal((await form(`${origin(oauth)}/oauth/token`, { grant_type: 'refresh_token', refresh_token: after.refresh, client_id: t.clientId })).status, 400);
+  });
+
+  it('revoking a client closes the MCP sessions opened with its tokens: the GET stream ends, the session id is gone (401, then 404)', async () => {
+    const t = await signIn(oauth, await register(oauth, [REDIRECT]));
+    const init = await rawRequest(oauth.url, { headers: legacyHeaders(t.access), body: initializeBody() });
+    assert.equal(init.status, 200, init.body);
+    const sid = String(init.headers['mcp-session-id']);
+    const headers = (token: string): Record<string, string> => legacyHeaders(token, { 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' });
+    assert.equal((await rawRequest(oauth.url, { headers: headers(t.access), body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })).status, 202);
+    // The session's standalone GET stream stays open until the session ends.
+    let streamEnded = false;
+    const stream = rawRequest(oauth.url, { method: 'GET', headers: { accept: 'text/event-stream', authorization: `Bearer ${t.access}`, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' }, timeoutMs: 60_000 }).then(
+      (r) => ((streamEnded = true), r),
+      (e: Error) => ((streamEnded = true), { status: 0, body: e.message }),
+    );
+    const list = (token: string): Promise<RawResponse> => rawRequest(oauth.url, { headers: headers(token), body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} }) });
+    assert.equal((await list(t.access)).status, 200);
+    assert.equal(streamEnded, false, 'the GET stream is open');
+    const revoked = await h.cli(['oauth', 'revoke', t.clientId]);
+    assert.equal(revoked.code, 0, revoked.stderr);
+    await pollUntil('the session’s GET stream to end', () => streamEnded, 10_000);
+    assert.equal((await stream).status, 200, 'the stream ended cleanly (it was closed, not refused)');
+    assert.equal((await list(t.access)).status, 401, 'the revoked token is refused');
+    // Approved again (a new grant): the old transport session is gone for good.
+    const again = await signIn(oauth, t.clientId);
+    assert.equal((await list(again.access)).status, 404, 'the session opened with the revoked client’s token no longer exists');
+  });
+
+  it('refresh tokens are never stored raw: the database files hold only their SHA-256, and refreshing still works', async () => {
+    const t = await signIn(oauth, await register(oauth, [REDIRECT]));
+    const r = await form(`${origin(oauth)}/oauth/token`, { grant_type: 'refresh_token', refresh_token: t.refresh, client_id: t.clientId });
+    assert.equal(r.status, 200, r.body);
+    const rotated = (JSON.parse(r.body) as { refresh_token: string }).refresh_token;
+    assert.ok(rotated && rotated !== t.refresh, 'the refresh token was rotated');
+    // The rotated token refreshes again.
+    const again = await form(`${origin(oauth)}/oauth/token`, { grant_type: 'refresh_token', refresh_token: rotated, client_id: t.clientId });
+    assert.equal(again.status, 200, again.body);
+    const latest = (JSON.parse(again.body) as { refresh_token: string }).refresh_token;
+    const files = [h.layout.db, `${h.layout.db}-wal`].filter((f) => existsSync(f));
+    assert.ok(files.length > 0);
+    for (const f of files) {
+      const bytes = readFileSync(f);
+      for (const token of [t.refresh, rotated, latest]) assert.equal(bytes.includes(Buffer.from(token)), false, `${f} holds a raw refresh token`);
+    }
   });
 
   it('ten wrong owner passwords lock approval by password for a while, and the lock is logged', async () => {

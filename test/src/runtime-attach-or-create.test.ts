@@ -42,7 +42,7 @@ describe('attach-or-create (DESIGN §4.2)', () => {
   });
 
   it('resuming a closed session by id is a SESSION_EXITED failure whose action opens a new session', async () => {
-    const call = toolCaller(h.client(), 'dave', ['session']);
+    const call = toolCaller(h.client(), 'dave', ['session', 'execute']);
     const opened = await call('session', { workspace: 'ws' });
     const id = opened.env.data.remote_session_id as string;
     const closed = await call('session', { action: 'close', remote_session_id: id });

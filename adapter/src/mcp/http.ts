@@ -299,6 +299,12 @@ export async function startHttpServer(
       const { OAuthFront } = await import('../oauth/front.js');
       front = await OAuthFront.start({ ...rest, issuer, resource: `${issuer}${HttpConstants.MCP_PATH}`, pinOrigin: cfg.oauth.serverUrl !== null }, oauthDeps.backend, log);
       oauthDeps.onFront?.(front);
+      // A revoked client's transport sessions end now: their GET streams close, and a request
+      // naming one gets 404 (with a new token) or 401 (with the revoked one).
+      front.onRevocation((r) => {
+        const closed = legacy.closePrincipals(r.principals);
+        if (closed > 0) log(`oauth: closed ${closed} MCP transport session${closed === 1 ? '' : 's'} of revoked ${r.principals.join(', ')}`);
+      });
     }
     authenticator = requestAuthenticator(cfg.auth, front);
   } catch (err) {

@@ -123,6 +123,22 @@ export class LegacySessions {
     void s.server.close().catch(() => undefined);
   }
 
+  /**
+   * Closes the transport sessions of principals whose OAuth client was revoked (`holdfast oauth
+   * revoke`; each OAuth client is a principal of its own): their streams end, and their next
+   * request gets 401 (the revoked token) or 404 (a token of a new approval). Returns how many.
+   */
+  closePrincipals(principals: readonly string[]): number {
+    let closed = 0;
+    for (const [id, s] of [...this.sessions]) {
+      if (principals.includes(s.principal)) {
+        this.close(id);
+        closed++;
+      }
+    }
+    return closed;
+  }
+
   /** Closes every transport session (their clients re-initialize against the next adapter). */
   async closeAll(): Promise<void> {
     clearInterval(this.sweeper);

@@ -63,7 +63,7 @@ export async function startServe(
   let oauthFront: OAuthFront | null = null;
   const progress = new ProgressRoutes();
   const onEvent = (ev: string, data: unknown): void => {
-    if (ev === ControlEvents.oauthChanged && oauthFront) void oauthFront.onChange((data ?? {}) as { keys?: boolean }).catch((err: unknown) => log(`oauth: ${(err as Error).message}`));
+    if (ev === ControlEvents.oauthChanged && oauthFront) void oauthFront.onChange((data ?? {}) as Parameters<OAuthFront['onChange']>[0]).catch((err: unknown) => log(`oauth: ${(err as Error).message}`));
     else progress.deliver(ev, data);
   };
   const client = backendOverride ? null : new DaemonClient({ role: 'adapter', home: layout.home, autoStart: true, onEvent });

@@ -46,6 +46,8 @@ export interface ServeFlags {
   /** Test-only: client metadata documents may be fetched from private and loopback addresses. */
   testOauthAllowPrivateCimd?: boolean;
   registerCwd?: boolean;
+  /** `--name`: the workspace name the served folder is registered under (CLI only). */
+  name?: string;
 }
 
 /** Everything `serve` needs, resolved. */

@@ -30,7 +30,9 @@ import type { ToolCatalog } from './tool-catalog.js';
  *
  * Cancellation of a `tools/call` (issue 9, item 4; docs/execution-tasks.md): the call's signal is
  * aborted with a reason that says why — `notifications/cancelled` from the client is `client`
- * (an explicit cancel: the daemon interrupts a running foreground command); the request's
+ * (an explicit cancel: the daemon interrupts a running foreground command), unless its reason says
+ * the client's own request timeout fired ({@link isTimeoutCancel}): that is `timeout`, and a
+ * running command keeps running for the agent to pick up later; the request's
  * transport or HTTP stream closing (where the HTTP layer treats that as the end of the call) is
  * `gone`; the request timeout keeps its `TimeoutError`. This server handles
  * `notifications/cancelled` itself so that the cancelled call still ends with a final result
@@ -44,6 +46,17 @@ export interface ServerDeps {
   validator: jsonSchemaValidator;
   /** Task-log resources from the daemon; null serves an empty resource list. */
   resources: ResourceBackend | null;
+}
+
+/**
+ * Whether the `reason` of a `notifications/cancelled` says the client's own request timeout fired
+ * rather than a user asking to stop. The official SDKs send `String(error)` of their timeout error:
+ * v1 `McpError: MCP error -32001: Request timed out` (also "Maximum total timeout exceeded"), v2
+ * `SdkError: Request timed out` (code `REQUEST_TIMEOUT`); other clients say "timeout"/"timed out".
+ */
+export function isTimeoutCancel(reason: unknown): boolean {
+  if (typeof reason !== 'string') return false;
+  return /timed?[ _-]?out|-32001\b|REQUEST_TIMEOUT/i.test(reason);
 }
 
 /** Resolves the caller of a request (HTTP: from the authenticated request; stdio: fixed). */
@@ -77,7 +90,9 @@ export function buildServer(deps: ServerDeps, era: Era, principalOf: PrincipalRe
   const calls = new Map<string | number, AbortController>();
   server.setNotificationHandler('notifications/cancelled', (n) => {
     const id = n.params.requestId;
-    if (id !== undefined) calls.get(id)?.abort(cancelReason('client', 'cancelled by the client'));
+    if (id === undefined) return;
+    const reason = isTimeoutCancel(n.params.reason) ? cancelReason('timeout', 'the client request timed out') : cancelReason('client', 'cancelled by the client');
+    calls.get(id)?.abort(reason);
   });
   server.setRequestHandler('tools/call', async (req, ctx) => {
     const principal = principalOf(ctx);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { PanelModeSetting } from '@holdfast/shared/config';
 import type { Affinity, CallContext, ToolCallResult, ToolProgressEvent } from '@holdfast/shared/control';
-import { HoldfastError, type ErrorCode } from '@holdfast/shared/errors';
+import { cancelWhy, HoldfastError, type ErrorCode } from '@holdfast/shared/errors';
 import { checkEnvelopeShape, checkToolOutput, ENVELOPE_META_KEY, FULL_OUTPUT_CHECK, parseToolArguments, type Envelope, type ResultAction } from '@holdfast/shared/tools';
 import type { RetryPolicy } from '../daemon-client.js';
 import type { Principal } from './principals.js';
@@ -250,6 +250,16 @@ export class ToolForwarder {
       const reason = signal.reason instanceof Error && signal.reason.name === 'TimeoutError' ? 'timeout' : 'cancelled';
       if (reason === 'timeout') {
         return failedResult('TIMEOUT', `${name} took longer than the request timeout (${this.opts.requestTimeoutMs} ms) and was abandoned by the adapter; it may still have run — check state (for execute: action=status) before repeating`, true);
+      }
+      const why = cancelWhy(signal.reason);
+      if (why === 'timeout' || why === 'gone') {
+        return failedResult(
+          'CANCELLED',
+          name === 'execute'
+            ? `the client stopped waiting for execute (${why === 'timeout' ? 'its request timed out' : 'its connection closed'}): a command that had not started does not run, a running command keeps running — find it with observe(view="session") and wait for it with execute(action="attach")`
+            : `the client stopped waiting for ${name}`,
+          false,
+        );
       }
       return failedResult(
         'CANCELLED',

@@ -6,6 +6,11 @@ import { createProvider } from './provider.js';
 import { ResourceServer, type ResourceOutcome } from './resource-server.js';
 import { OAuthRoutes, type OAuthSettings } from './settings.js';
 
+/** OAuth principals (`oauth:…`) whose client or grant was just revoked (`holdfast oauth revoke`). */
+export interface OAuthRevocation {
+  principals: string[];
+}
+
 /** After a token names an unknown key, keys are re-read at most this often, ms. */
 const KEY_REFRESH_MIN_INTERVAL_MS = 10_000;
 
@@ -64,9 +69,21 @@ export class OAuthFront {
     return path.startsWith(OAuthRoutes.consentPrefix);
   }
 
-  /** The daemon announced a change: reload keys (and rebuild the provider) or forget cached approvals. */
-  async onChange(change: { keys?: boolean }): Promise<void> {
+  /** Listeners of revocations (the HTTP layer closes the transport sessions of revoked tokens). */
+  private readonly revocationListeners: ((r: OAuthRevocation) => void)[] = [];
+
+  /** Calls `fn` with every revocation the daemon announces. */
+  onRevocation(fn: (r: OAuthRevocation) => void): void {
+    this.revocationListeners.push(fn);
+  }
+
+  /**
+   * The daemon announced a change: reload keys (and rebuild the provider) or forget cached
+   * approvals; a revocation also goes to the {@link onRevocation} listeners.
+   */
+  async onChange(change: { keys?: boolean; revoked?: OAuthRevocation }): Promise<void> {
     this.resourceServer.flush();
+    if (change.revoked) for (const fn of this.revocationListeners) fn(change.revoked);
     if (change.keys) await this.refreshKeys(true);
   }
 

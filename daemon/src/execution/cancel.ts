@@ -1,4 +1,4 @@
-import { cancelWhy } from '@holdfast/shared/errors';
+import { cancelWhy, type CancelWhy } from '@holdfast/shared/errors';
 import type { CommandRecord, TaskRecord } from '@holdfast/shared/protocol';
 import type { GuardianLink } from '../sessions/link.js';
 import type { ExecutionServices } from './services.js';
@@ -17,6 +17,10 @@ const INTERRUPT_WAIT_MS = 5000;
  *   stream, a stateless 2025 POST): the client will send the call again, so a command not typed
  *   yet never runs; a running one keeps running (a dropped connection is never a reason to lose
  *   work; attach or stop it later).
+ * - `timeout` — the client's own request timeout fired and it sent `notifications/cancelled` saying
+ *   so (the SDKs' "Request timed out"): it gave up waiting, it did not ask to stop anything. As for
+ *   `gone`: a command not typed yet never runs, a running one keeps running and the agent picks it
+ *   up with `execute(action="attach"|"status")` (its id: `observe(view="session")`).
  * - no reason (a deadline, the daemon's own) — nothing is done.
  *
  * The interrupt runs in the background (the client has its answer already); the next foreground
@@ -56,8 +60,11 @@ export async function awaitInterrupts(ex: ExecutionServices, sessionId: string):
   clearTimeout(timer);
 }
 
-function cancelledText(why: 'client' | 'gone', rec: CommandRecord): string {
-  if (rec.notStarted !== undefined) return why === 'client' ? 'cancelled by the client before it started: it never ran' : 'the connection was lost before it started: it never ran';
+function cancelledText(why: CancelWhy, rec: CommandRecord): string {
+  if (rec.notStarted !== undefined) {
+    if (why === 'client') return 'cancelled by the client before it started: it never ran';
+    return why === 'timeout' ? 'the client request timed out before it started: it never ran' : 'the connection was lost before it started: it never ran';
+  }
   return 'cancelled by the client: interrupted (Ctrl-C, then its process group was signalled)';
 }
 

@@ -18,6 +18,11 @@ export type OAuthHandlers = Pick<ControlHandlers, Extract<keyof ControlHandlers,
 export interface OAuthChange {
   /** Signing keys rotated: reload them. */
   keys?: boolean;
+  /**
+   * OAuth principals (`oauth:…`) whose client or a grant was just revoked: adapters close their
+   * MCP transport sessions (the next request gets 401, or 404 with a token of a new approval).
+   */
+  revoked?: { principals: string[] };
 }
 
 /** Retired signing keys stay this long beyond the longest token lifetime, ms. */
@@ -164,7 +169,8 @@ export class OAuthService {
   /**
    * `holdfast oauth revoke TARGET`: a principal (`oauth:…`) or client id loses its approval, its
    * grants and every token of them; a grant id loses that grant and its tokens. Access tokens
-   * already issued stop working at once (the resource server checks the approval and the grant).
+   * already issued stop working at once (the resource server checks the approval and the grant),
+   * and the adapters close the MCP transport sessions opened with them (`revoked` in the change).
    * @throws HoldfastError BAD_REQUEST when nothing is named TARGET.
    */
   private revoke(target: string): { principals: string[]; grants: string[]; tokens: number } {
@@ -174,6 +180,7 @@ export class OAuthService {
     const clientGrants = grants.filter((g) => (g.payload as GrantPayload).clientId === clientId);
     const isClient = byPrincipal !== null || this.principals.get(clientId) !== null || this.store.find('Client', clientId) !== null || clientGrants.length > 0;
     let result: { principals: string[]; grants: string[]; tokens: number };
+    const grantPrincipals: string[] = []; // the principal of a revoked grant's client
     if (isClient) {
       result = this.store.transaction(() => {
         let tokens = 0;
@@ -186,6 +193,9 @@ export class OAuthService {
         return { principals: principal ? [principal] : [], grants: clientGrants.map((g) => g.id), tokens };
       });
     } else if (grants.some((g) => g.id === target)) {
+      const grantClient = (grants.find((g) => g.id === target)!.payload as GrantPayload).clientId;
+      const owner = grantClient !== undefined ? this.principals.get(grantClient)?.principal : undefined;
+      if (owner) grantPrincipals.push(owner);
       result = this.store.transaction(() => {
         const tokens = this.store.revokeByGrantId(target);
         this.store.destroy('Grant', target);
@@ -196,7 +206,7 @@ export class OAuthService {
     }
     this.log.info('oauth revoked', { target, ...result });
     this.auditLine({ event: 'oauth.revoked', target, ...result });
-    this.notify({});
+    this.notify({ revoked: { principals: result.principals.length > 0 ? result.principals : grantPrincipals } });
     return result;
   }
 

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { openDatabase } from '../store/db.js';
+import { migrate, openDatabase } from '../store/db.js';
+import { MIGRATIONS } from '../store/migrations.js';
 import { principalNameFor } from './principals.js';
-import { OAuthStore, UNAPPROVED_CLIENT_TTL_MS } from './store.js';
+import { OAuthStore, storedId, UNAPPROVED_CLIENT_TTL_MS } from './store.js';
+import Database from 'better-sqlite3';
 
 describe('OAuth storage (issue 14)', () => {
   const store = new OAuthStore(openDatabase(':memory:'));
@@ -13,7 +15,7 @@ describe('OAuth storage (issue 14)', () => {
     store.upsert('RefreshToken', 'r1', { grantId: 'g1', clientId: 'c1' }, 3600, now);
     store.upsert('AuthorizationCode', 'a1', { grantId: 'g1' }, 60, now);
     store.upsert('Session', 's1', { uid: 'u1', accountId: 'owner' }, 600, now);
-    assert.deepEqual(store.find('RefreshToken', 'r1', now), { grantId: 'g1', clientId: 'c1' });
+    assert.deepEqual(store.find('RefreshToken', 'r1', now), { grantId: 'g1', clientId: 'c1', jti: 'r1' }, 'jti comes back from the presented token');
     assert.equal(store.find('AuthorizationCode', 'a1', now + 61_000), null, 'expired reads as absent');
     assert.equal(store.findSessionByUid('u1', now)?.accountId, 'owner');
     store.consume('RefreshToken', 'r1', now);
@@ -25,6 +27,40 @@ describe('OAuth storage (issue 14)', () => {
     assert.equal(store.find('RefreshToken', 'r2', now), null);
     assert.ok(store.find('Grant', 'g1', now), 'the grant row itself is destroyed separately');
     assert.equal(store.destroy('Grant', 'g1'), true);
+  });
+
+  it('keeps refresh tokens SHA-256 hashed at rest: no row holds the token, yet find/consume/destroy work with it', () => {
+    const db = openDatabase(':memory:');
+    const s = new OAuthStore(db);
+    const token = 'RT-' + 'x'.repeat(40);
+    s.upsert('RefreshToken', token, { jti: token, grantId: 'g1', clientId: 'c1' }, 3600);
+    const rows = db.prepare('SELECT * FROM oauth_store').all() as Record<string, unknown>[];
+    assert.equal(rows.length, 1);
+    assert.ok(!JSON.stringify(rows).includes(token), `the raw token is stored: ${JSON.stringify(rows)}`);
+    assert.match(String(rows[0]!.id), /^sha256:[0-9a-f]{64}$/);
+    assert.equal(rows[0]!.id, storedId('RefreshToken', token));
+    assert.deepEqual(s.find('RefreshToken', token), { grantId: 'g1', clientId: 'c1', jti: token });
+    s.consume('RefreshToken', token);
+    assert.equal(typeof s.find('RefreshToken', token)?.consumed, 'number');
+    assert.equal(s.destroy('RefreshToken', token), true);
+    assert.equal(s.find('RefreshToken', token), null);
+  });
+
+  it('migration 13 hashes the refresh tokens an older database holds', () => {
+    const db = new Database(':memory:');
+    db.pragma('foreign_keys = ON');
+    // Bring a database to version 11, as the previous release left it, with a raw refresh token.
+    const v11 = MIGRATIONS.filter((m) => m.version <= 11);
+    for (const m of v11) db.exec(m.sql);
+    db.pragma('user_version = 11');
+    const token = 'RT-old-' + 'y'.repeat(40);
+    db.prepare("INSERT INTO oauth_store (model, id, payload, grant_id, uid, expires_at, consumed_at, created_at) VALUES ('RefreshToken', ?, ?, 'g1', NULL, NULL, NULL, 0)").run(token, JSON.stringify({ jti: token, grantId: 'g1' }));
+    db.prepare("INSERT INTO oauth_store (model, id, payload, grant_id, uid, expires_at, consumed_at, created_at) VALUES ('Grant', 'g1', '{}', NULL, NULL, NULL, NULL, 0)").run();
+    assert.equal(migrate(db), MIGRATIONS.length);
+    assert.ok(!JSON.stringify(db.prepare('SELECT * FROM oauth_store').all()).includes(token), 'no raw token left');
+    const s = new OAuthStore(db);
+    assert.deepEqual(s.find('RefreshToken', token), { grantId: 'g1', jti: token }, 'the migrated token still works');
+    assert.ok(s.find('Grant', 'g1'), 'other models keep their ids');
   });
 
   it('forgets dynamically registered clients nobody approved within a week', () => {

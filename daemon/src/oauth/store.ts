@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { OAuthModelName } from '@holdfast/shared/control';
 import type { Db } from '../store/db.js';
 
@@ -22,6 +23,17 @@ interface RawRow {
   created_at: number;
 }
 
+/** Models whose id is a bearer credential: stored as `sha256:<hex>` of it, never the id itself. */
+const HASHED_MODELS: ReadonlySet<OAuthModelName> = new Set<OAuthModelName>(['RefreshToken']);
+
+/**
+ * The id a row of `model` is stored under: a refresh token (its id is the token) as
+ * `sha256:<hex of its SHA-256>` (migration 13: secrets hashed at rest), every other model as is.
+ */
+export function storedId(model: OAuthModelName, id: string): string {
+  return HASHED_MODELS.has(model) ? `sha256:${createHash('sha256').update(id).digest('hex')}` : id;
+}
+
 /** Expired rows are swept at most this often, ms. */
 const SWEEP_INTERVAL_MS = 60_000;
 /**
@@ -37,7 +49,8 @@ export const UNAPPROVED_CLIENT_TTL_MS = 7 * 86_400_000;
  * An expired row reads as absent and is swept; a consumed one reads back with `consumed` (epoch
  * seconds), which is how oidc-provider refuses a second use of a code or a rotated refresh token.
  * Registered clients never expire, except ones the owner did not approve within
- * {@link UNAPPROVED_CLIENT_TTL_MS}.
+ * {@link UNAPPROVED_CLIENT_TTL_MS}. Refresh tokens are stored hashed ({@link storedId}) and without
+ * their `jti`: the row is found from the presented token, which is put back as `jti`.
  */
 export class OAuthStore {
   private lastSweep = 0;
@@ -73,12 +86,19 @@ export class OAuthStore {
     this.maybeSweep(now);
     const grantId = model !== 'Grant' && typeof payload.grantId === 'string' ? payload.grantId : null;
     const uid = model === 'Session' && typeof payload.uid === 'string' ? payload.uid : null;
-    this.upsertStmt.run({ model, id, payload: JSON.stringify(payload), grant_id: grantId, uid, expires_at: expiresInS === undefined ? null : now + expiresInS * 1000, now });
+    let stored = payload;
+    if (HASHED_MODELS.has(model)) {
+      const { jti: _jti, ...rest } = payload;
+      stored = rest;
+    }
+    this.upsertStmt.run({ model, id: storedId(model, id), payload: JSON.stringify(stored), grant_id: grantId, uid, expires_at: expiresInS === undefined ? null : now + expiresInS * 1000, now });
   }
 
   /** The payload of a live row (with `consumed` when it was consumed), or null. */
   find(model: OAuthModelName, id: string, now = Date.now()): Record<string, unknown> | null {
-    return this.payloadOf(this.findStmt.get(model, id), now);
+    const payload = this.payloadOf(this.findStmt.get(model, storedId(model, id)), now);
+    if (payload !== null && HASHED_MODELS.has(model)) payload.jti = id;
+    return payload;
   }
 
   /** The Session whose `uid` this is, or null. */
@@ -88,12 +108,12 @@ export class OAuthStore {
 
   /** Marks a row used (codes, rotated refresh tokens). */
   consume(model: OAuthModelName, id: string, now = Date.now()): void {
-    this.consumeStmt.run(Math.floor(now / 1000), model, id);
+    this.consumeStmt.run(Math.floor(now / 1000), model, storedId(model, id));
   }
 
   /** Removes a row. @returns whether there was one. */
   destroy(model: OAuthModelName, id: string): boolean {
-    return this.destroyStmt.run(model, id).changes === 1;
+    return this.destroyStmt.run(model, storedId(model, id)).changes === 1;
   }
 
   /** Removes every token and code of a grant (not the Grant row itself). @returns rows removed. */

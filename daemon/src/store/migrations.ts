@@ -5,6 +5,7 @@ import { EXTENSIONS_MIGRATION } from './extensions-migration.js';
 import { DESKTOP_MIGRATION } from './desktop-migration.js';
 import { TASKS_MIGRATION } from './tasks-migration.js';
 import { WORK_MIGRATION } from './work-migration.js';
+import { OAUTH_REFRESH_HASH_MIGRATION } from './oauth-refresh-hash-migration.js';
 
 /**
  * Numbered schema migrations of `state/holdfast.db` (DESIGN §2). Migration N brings the schema
@@ -176,4 +177,5 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
       ALTER TABLE tasks ADD COLUMN output_not_saved INTEGER;
     `,
   },
+  OAUTH_REFRESH_HASH_MIGRATION,
 ];

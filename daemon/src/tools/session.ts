@@ -31,13 +31,19 @@ const GUIDE =
  * fallback).
  *
  * Roles (issue 14): resuming by id needs any role on the session; reset_shell needs editor;
- * close, grant, revoke and handoff are the owner's (sessions/roles.ts).
+ * close, grant, revoke and handoff are the owner's (sessions/roles.ts). close and reset_shell act
+ * on the shell, so they also need `execute` in the principal's tool set (else TOOL_NOT_ALLOWED).
  */
 export async function sessionHandler(args: Args, ctx: ToolContext): Promise<ToolOutcome> {
   const { sessions } = ctx.services;
   const principal = ctx.call.principal;
   if (args.action === 'grant' || args.action === 'revoke' || args.action === 'handoff') return roleAction(args, ctx);
   if (args.action === 'close' || args.action === 'reset_shell') {
+    // These act on the shell and every process it started: the principal's tool set must allow
+    // execute, or a read-only principal could stop (or restart) what others run.
+    if (!ctx.call.allowed_tools.includes('execute')) {
+      throw new HoldfastError('TOOL_NOT_ALLOWED', `session(action="${args.action}") acts on the shell and its processes and needs the execute tool, which is not allowed for principal "${principal}"`, { retryable: false });
+    }
     if (!args.remote_session_id) throw new HoldfastError('BAD_REQUEST', `action=${args.action} needs remote_session_id`);
     const row = requireSessionAccess(ctx, args.remote_session_id, args.action === 'close' ? 'owner' : 'editor').session;
     if (args.action === 'close') {

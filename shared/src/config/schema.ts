@@ -107,7 +107,7 @@ export const LimitsConfig = z.object({
   request_timeout_ms: z.number().int().min(100).default(120_000),
   max_concurrency: z.number().int().min(1).default(32),
   requests_per_minute: z.number().int().min(1).default(120),
-  read_window_bytes: z.number().int().min(1024).default(1024 * 1024),
+  read_window_bytes: z.number().int().min(1024).default(256 * 1024),
   /** Request-body bytes the HTTP adapter holds in memory at once, all requests together (else 503). */
   max_inflight_body_bytes: z.number().int().min(1024).default(256 * 1024 * 1024),
   /** How long `edit` waits for its `verify_command` before answering with the task to attach to, ms. */

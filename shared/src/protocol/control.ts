@@ -304,6 +304,8 @@ export const ControlMethods = {
     params: z.object({ path: z.string().min(1), name: z.string().min(1).max(64).optional(), description: z.string().max(500).optional() }),
     result: z.object({ workspace: WorkspaceView, created: z.boolean() }),
   },
+  /** Unregisters a workspace by name (its folder is untouched); refused while a live session uses it. */
+  'workspace.remove': { params: z.object({ name: z.string().min(1).max(64) }), result: z.object({ workspace: WorkspaceView }) },
 
   'session.open': {
     params: z.object({

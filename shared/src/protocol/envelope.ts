@@ -1,4 +1,4 @@
-import type { WireError } from '../errors.js';
+import type { CancelWhy, WireError } from '../errors.js';
 
 /**
  * The frame envelope of both Unix-socket protocols (DESIGN §3), discriminated on `k`.
@@ -65,13 +65,15 @@ export interface CancelFrame {
   /**
    * Why (issue 9, item 4; optional, older peers send none): `client` — the MCP client cancelled the
    * call on purpose (`notifications/cancelled`); `gone` — its connection went away where the answer
-   * can no longer be delivered. Absent: a deadline or the caller's own reasons.
+   * can no longer be delivered; `timeout` — the client's own request timeout fired (it sent
+   * `notifications/cancelled` saying so). Absent: a deadline or the caller's own reasons. A peer
+   * that does not know the value treats it as absent.
    */
   why?: CancelWhy;
 }
 
 /** Why a request was cancelled (see {@link CancelFrame}). */
-export type CancelWhy = 'client' | 'gone';
+export type { CancelWhy };
 
 export interface PingFrame {
   k: 'ping';

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { LinkTimeouts } from '../constants.js';
-import { cancelReason, cancelWhy, fromWireError, HoldfastError, toWireError } from '../errors.js';
+import { asCancelWhy, cancelReason, cancelWhy, fromWireError, HoldfastError, toWireError } from '../errors.js';
 import type { Frame, WelcomeFrame, HelloFrame } from '../protocol/envelope.js';
 import type { FramedSocket } from './framed-socket.js';
 
@@ -141,7 +141,7 @@ export class RpcPeer extends EventEmitter<{ event: [string, unknown]; close: [Er
         void this.serve(f.id, f.m, f.p, f.deadlineMs);
         return;
       case 'cancel':
-        this.running.get(f.id)?.abort(cancelReason(f.why === 'client' || f.why === 'gone' ? f.why : undefined, f.why === 'client' ? 'cancelled by the client' : 'cancelled by the caller'));
+        this.running.get(f.id)?.abort(cancelReason(asCancelWhy(f.why), f.why === 'client' ? 'cancelled by the client' : f.why === 'timeout' ? 'the client request timed out' : 'cancelled by the caller'));
         return;
       case 'evt':
         this.emit('event', f.ev, f.d);

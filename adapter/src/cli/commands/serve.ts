@@ -37,12 +37,12 @@ function startFolder(): string {
 /**
  * Whether `serve` registers the folder it was started in (issue 8: `holdfast serve` in a project
  * serves that project): `--register-cwd` / `--no-register-cwd` decide; by default HTTP serving
- * does, stdio does not (a client launches it from anywhere), and never `/`, the home folder or
- * the runtime home (too wide to be a workspace by accident).
+ * does, stdio does not (a client launches it from anywhere) unless `--name` asks for it (`named`),
+ * and never `/`, the home folder or the runtime home (too wide to be a workspace by accident).
  */
-export function shouldRegisterCwd(flag: boolean | undefined, mode: 'http' | 'stdio', dir: string, runtimeHome: string): { register: boolean; why?: string } {
+export function shouldRegisterCwd(flag: boolean | undefined, mode: 'http' | 'stdio', dir: string, runtimeHome: string, named = false): { register: boolean; why?: string } {
   if (flag === false) return { register: false };
-  if (flag === undefined && mode !== 'http') return { register: false };
+  if (flag === undefined && mode !== 'http' && !named) return { register: false };
   if (dir === '/' || dir === resolve(homedir()) || dir === resolve(runtimeHome)) {
     return { register: false, why: `not registering ${dir} as a workspace (too wide); run holdfast serve in a project folder or use holdfast workspace register <path>` };
   }
@@ -54,13 +54,13 @@ export function shouldRegisterCwd(flag: boolean | undefined, mode: 'http' | 'std
  * daemon and the registration fails, the daemon is stopped again (issue 8: a failed start leaves
  * no newly started daemon).
  */
-async function registerFolder(layout: HomeLayout, dir: string, log: (line: string) => void): Promise<void> {
+async function registerFolder(layout: HomeLayout, dir: string, name: string | undefined, log: (line: string) => void): Promise<void> {
   const probe = new DaemonClient({ role: 'adapter', home: layout.home, autoStart: false, giveUpMs: 0 });
   const wasRunning = await probe.call('daemon.status', {}).then(() => true, () => false);
   probe.close();
   const client = new DaemonClient({ role: 'adapter', home: layout.home, autoStart: true });
   try {
-    const r = await client.call('workspace.register', { path: dir, name: workspaceNameFor(dir) });
+    const r = await client.call('workspace.register', { path: dir, name: name ?? workspaceNameFor(dir) });
     log(`holdfast: workspace "${r.workspace.name}" → ${r.workspace.path}${r.created ? ' (registered)' : ''}`);
   } catch (err) {
     if (!wasRunning) await client.call('daemon.stop', { kill_sessions: false }, { retry: 'never' }).catch(() => undefined);
@@ -87,13 +87,18 @@ export async function runServe(flags: ServeFlags): Promise<void> {
   if (homeWarning) log(`holdfast: ${homeWarning}`);
   const resolved = resolveServe(flags, loadConfig(layout.config), layout);
   for (const w of resolved.warnings) log(`holdfast: ${w}`);
+  const name = flags.name;
+  if (name !== undefined && !/^[A-Za-z0-9._-]{1,64}$/.test(name)) {
+    throw new HoldfastError('BAD_REQUEST', `--name must be 1–64 letters, digits, ".", "_" or "-" (got ${JSON.stringify(name)})`);
+  }
   const running = await startServe(resolved, layout, log);
   const dir = startFolder();
-  const reg = shouldRegisterCwd(flags.registerCwd, resolved.mode, dir, layout.home);
+  if (name !== undefined && flags.registerCwd === false) log('holdfast: --name has no effect with --no-register-cwd');
+  const reg = shouldRegisterCwd(flags.registerCwd, resolved.mode, dir, layout.home, name !== undefined);
   if (reg.why) log(`holdfast: ${reg.why}`);
   if (reg.register) {
     try {
-      await registerFolder(layout, dir, log);
+      await registerFolder(layout, dir, name, log);
     } catch (err) {
       await running.close();
       throw err;
@@ -164,6 +169,7 @@ export const registerServe: RegisterCommand = (program: Command) => {
     .addOption(new Option('--test-oauth-allow-private-cimd', 'tests only: fetch client metadata documents from private/loopback addresses').hideHelp())
     .option('--register-cwd', 'register the current folder as a workspace, named after it (the default with --http)')
     .option('--no-register-cwd', 'do not register the current folder')
+    .option('--name <name>', 'register the current folder under this workspace name (also with --stdio)')
     .action(async (flags: ServeFlags) => {
       await runServe(flags);
     });

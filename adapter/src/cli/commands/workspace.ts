@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { printJson, withClient } from '../client.js';
 
-/** `holdfast workspace register <path> [--name N] [--description D]` and `workspace list`. */
+/** `holdfast workspace register <path> [--name N] [--description D]`, `workspace list` and `workspace remove <name>`. */
 export function registerWorkspace(program: Command): void {
   const w = program.command('workspace').description('manage registered workspaces');
   w.command('register <path>')
@@ -19,6 +19,16 @@ export function registerWorkspace(program: Command): void {
         },
         { autoStart: true, giveUpMs: 15_000 },
       );
+    });
+  w.command('remove <name>')
+    .description('unregister a workspace (its folder is untouched); refused while a live session uses it')
+    .option('--json', 'print JSON')
+    .action(async (name: string, o: { json?: boolean }) => {
+      await withClient(async (c) => {
+        const r = await c.call('workspace.remove', { name }, { retry: 'never' });
+        if (o.json) return printJson(r);
+        process.stdout.write(`removed: ${r.workspace.name} (was ${r.workspace.path}; the folder is untouched)\n`);
+      });
     });
   w.command('list')
     .description('list registered workspaces')

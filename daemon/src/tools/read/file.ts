@@ -5,7 +5,7 @@ import type { ReadItem, ResultAction } from '@holdfast/shared/tools';
 import { loadFacts, type FileFacts } from '../../files/file-facts.js';
 import { openRegularFile } from '../../files/file-kind.js';
 import { renderImage } from '../../files/image.js';
-import { readByteWindow, readTextWindow } from '../../files/line-window.js';
+import { readByteWindow, readTextWindow, type TextWindow } from '../../files/line-window.js';
 import type { ImageMime } from '../../files/mime.js';
 import { action } from '../envelope.js';
 import { resolveForRead, type FileWorkspace } from '../file-access.js';
@@ -177,11 +177,48 @@ export async function readFile(ws: FileWorkspace, raw: ReadItem, opts: ReadFileO
         ? `lines ${startLine}-${endLine}${total !== null ? ` of ${total}` : ''}`
         : `last ${w.lines} lines`;
     const header = `${p.rel} · ${range} · ${formatSummary(facts)} · sha256 ${shaText(facts.sha256)}`;
-    const footer = next ? `\n[more: read(path="${p.rel}", offset=${w.next!.offset}${w.next!.line_byte_offset > 0 ? `, line_byte_offset=${w.next!.line_byte_offset}` : ''})]` : '';
-    return { path: p.rel, data, text: `${header}\n${textBlockContent(w.content)}${footer}`, bytes: Buffer.byteLength(w.content), ...(next ? { next } : {}) };
+    const block = textBlockHead(w.content);
+    let body: string;
+    if (block.cut) {
+      // The text block shows only the head of the window: its cursor continues where the shown
+      // text ends, so a client that reads only text blocks misses nothing (data.next continues
+      // data.content, the whole window).
+      const unit = facts.transcoded || facts.charset.charset === 'utf-8' ? 'utf8' : 'latin1';
+      const at = headContinuation(w, pos, block.head, w.content.slice(block.head.length), unit);
+      const cursor = at === null ? '' : `; continue the text with read(path="${p.rel}", offset=${at.offset}${at.line_byte_offset > 0 ? `, line_byte_offset=${at.line_byte_offset}` : ''})`;
+      body = `${block.head}${block.head.endsWith('\n') ? '' : '\n'}[… the text block shows the first ${Buffer.byteLength(block.head)} of ${Buffer.byteLength(w.content)} bytes${cursor}; the whole window is in structuredContent.data.content]`;
+    } else {
+      const footer = next ? `\n[more: read(path="${p.rel}", offset=${w.next!.offset}${w.next!.line_byte_offset > 0 ? `, line_byte_offset=${w.next!.line_byte_offset}` : ''})]` : '';
+      body = `${block.head}${footer}`;
+    }
+    return { path: p.rel, data, text: `${header}\n${body}`, bytes: Buffer.byteLength(w.content), ...(next ? { next } : {}) };
   } finally {
     closeSync(file.fd);
   }
+}
+
+/**
+ * The head of `content` that the text block shows (DESIGN §6.3: large data never mirrored): all of
+ * it up to `OutputLimits.TEXT_BLOCK_MAX_BYTES` of UTF-8, else a head cut on a character boundary —
+ * at its last line end when that keeps more than half the cap. `cut` says whether it is the head.
+ */
+export function textBlockHead(content: string): { head: string; cut: boolean } {
+  const max = OutputLimits.TEXT_BLOCK_MAX_BYTES;
+  if (content.length <= max / 4 || Buffer.byteLength(content) <= max) return { head: content, cut: false };
+  // Longest prefix of whole code points within max UTF-8 bytes (exact: no decoding of cut bytes).
+  let bytes = 0;
+  let i = 0;
+  while (i < content.length) {
+    const cp = content.codePointAt(i)!;
+    const n = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+    if (bytes + n > max) break;
+    bytes += n;
+    i += cp >= 0x10000 ? 2 : 1;
+  }
+  let head = content.slice(0, i);
+  const nl = head.lastIndexOf('\n');
+  if (nl > max / 2) head = head.slice(0, nl + 1);
+  return { head, cut: true };
 }
 
 /**
@@ -189,10 +226,43 @@ export async function readFile(ws: FileWorkspace, raw: ReadItem, opts: ReadFileO
  * and a note — the whole window is in `data.content` (DESIGN §6.3: large data never mirrored).
  */
 export function textBlockContent(content: string): string {
-  const max = OutputLimits.TEXT_BLOCK_MAX_BYTES;
-  if (content.length <= max / 4 || Buffer.byteLength(content) <= max) return content;
-  let head = Buffer.from(content).subarray(0, max).toString('utf8').replace(/\uFFFD+$/, '');
-  const nl = head.lastIndexOf('\n');
-  if (nl > max / 2) head = head.slice(0, nl + 1);
+  const { head, cut } = textBlockHead(content);
+  if (!cut) return content;
   return `${head}${head.endsWith('\n') ? '' : '\n'}[… the text block shows the first ${Buffer.byteLength(head)} of ${Buffer.byteLength(content)} bytes; the whole window is in structuredContent.data.content]`;
+}
+
+/** Lines of LF-normalised text (a final `\n` ends the last line, it does not open one). */
+function lineCount(text: string): number {
+  if (text === '') return 0;
+  let n = 0;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
+  return text.endsWith('\n') ? n : n + 1;
+}
+
+/**
+ * Where a read continues right after `head`, the shown part of window `w` (`rest` is the window's
+ * content after it): a line offset, and a `line_byte_offset` in the file's bytes (`unit`: UTF-8 for
+ * UTF-8 and transcoded files, one byte a character for iso-8859-1) when the head ends inside a line.
+ * Shown content is LF-normalised, so the part of a line after its last `\n` holds no terminator and
+ * its length in `unit` is its length in the file. Null when no exact cursor exists (the head of a
+ * tail window that starts inside its first line and ends inside it too).
+ */
+export function headContinuation(
+  w: Pick<TextWindow, 'firstLine' | 'partialFirst'>,
+  pos: { offset: number; lineByteOffset: number },
+  head: string,
+  rest: string,
+  unit: 'utf8' | 'latin1',
+): { offset: number; line_byte_offset: number } | null {
+  const nl = head.lastIndexOf('\n');
+  const linesDone = nl === -1 ? 0 : lineCount(head.slice(0, nl + 1));
+  const partial = head.slice(nl + 1);
+  const partialBytes = unit === 'utf8' ? Buffer.byteLength(partial) : partial.length;
+  const within = linesDone === 0 ? pos.lineByteOffset + partialBytes : partialBytes;
+  if (w.firstLine !== null) return { offset: w.firstLine + linesDone, line_byte_offset: within };
+  // A tail window of a file too large to index starts at line pos.offset (negative) of the end.
+  if (!w.partialFirst || pos.lineByteOffset > 0) return { offset: pos.offset + linesDone, line_byte_offset: within };
+  // The end of a huge file, shown from inside a line: count the lines left from the end instead.
+  if (linesDone === 0) return null;
+  return { offset: -lineCount(partial + rest), line_byte_offset: partialBytes };
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { OutputLimits } from '@holdfast/shared/constants';
-import { textBlockContent } from './file.js';
+import { headContinuation, textBlockContent } from './file.js';
 
 describe('read: the text block never mirrors a large window (DESIGN §6.3)', () => {
   it('keeps small content whole', () => {
@@ -15,5 +15,20 @@ describe('read: the text block never mirrors a large window (DESIGN §6.3)', () 
     assert.ok(t.startsWith('line 0 名名名\nline 1 '));
     assert.match(t, /\n\[… the text block shows the first \d+ of \d+ bytes; the whole window is in structuredContent\.data\.content\]$/);
     assert.ok(!t.includes('\uFFFD'));
+  });
+});
+
+describe('read: the cursor after a text block head (headContinuation)', () => {
+  it('continues at the next line, or inside the line the head ends in (bytes of the file)', () => {
+    const at = { offset: 10, lineByteOffset: 0 };
+    assert.deepEqual(headContinuation({ firstLine: 10, partialFirst: false }, at, 'a\nb\n', 'c\n', 'utf8'), { offset: 12, line_byte_offset: 0 });
+    assert.deepEqual(headContinuation({ firstLine: 10, partialFirst: false }, at, 'a\n名é', 'x\n', 'utf8'), { offset: 11, line_byte_offset: 5 });
+    assert.deepEqual(headContinuation({ firstLine: 10, partialFirst: false }, at, 'a\n名é', 'x\n', 'latin1'), { offset: 11, line_byte_offset: 2 });
+    assert.deepEqual(headContinuation({ firstLine: 10, partialFirst: true }, { offset: 10, lineByteOffset: 7 }, '名名', '名\n', 'utf8'), { offset: 10, line_byte_offset: 13 });
+  });
+  it('in a tail window of an unindexed file, counts from the end', () => {
+    assert.deepEqual(headContinuation({ firstLine: null, partialFirst: false }, { offset: -50, lineByteOffset: 0 }, 'a\nb\n', 'c\n', 'utf8'), { offset: -48, line_byte_offset: 0 });
+    assert.deepEqual(headContinuation({ firstLine: null, partialFirst: true }, { offset: -50, lineByteOffset: 0 }, 'tail of a line\nab', 'c\nd\ne', 'utf8'), { offset: -3, line_byte_offset: 2 });
+    assert.equal(headContinuation({ firstLine: null, partialFirst: true }, { offset: -50, lineByteOffset: 0 }, 'inside one line', 'still', 'utf8'), null);
   });
 });
