@@ -30,7 +30,7 @@ export function openDatabase(path: string): Db {
 /** Applies every migration above the database's `user_version`, each in its own transaction. */
 export function migrate(db: Db): number {
   const current = db.pragma('user_version', { simple: true }) as number;
-  // SHA-256 (hex) of a text, for migrations that hash secrets at rest (migration 12).
+  // SHA-256 (hex) of a text, for migrations that hash secrets at rest (migration 13).
   db.function('holdfast_sha256', { deterministic: true }, (v: unknown) => createHash('sha256').update(String(v)).digest('hex'));
   for (const m of MIGRATIONS) {
     if (m.version <= current) continue;
