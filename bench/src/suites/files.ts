@@ -7,6 +7,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import { TestHome } from '@holdfast/test/harness';
 import { callTool, openSession, stdioClient } from '@holdfast/test/harness/mcp';
 import { startDesktopCommander, startServerFilesystem, type Peer } from '../peers.js';
+import { ourEdit } from './calls.js';
 import { fmtMs, median, ratio, report, sample } from '../stats.js';
 
 const S = 'files';
@@ -107,19 +108,7 @@ export async function filesSuite(): Promise<void> {
     report({ suite: S, measure: `name search, ${TREE_FILES} files (stdio)`, value: fmtMs(oNames), baseline: `raw rg --files ${fmtMs(rgNames)}`, ratio: ratio(oNames, rgNames), note: `goal ≤ 1.5×; server-filesystem ${fmtMs(sNames)}` });
 
     // Exact replacement edit on a 100-line CRLF file, flipping one line back and forth.
-    const edit = (c: Client) => {
-      let sha = '';
-      let flip = false;
-      return async (): Promise<void> => {
-        if (!sha) sha = ((await callTool(c, 'read', { remote_session_id: id, path: 'hundred.ts', force: true })).env.data as { sha256: string }).sha256;
-        const [a, b] = flip ? ['= 4200;', '= 42;'] : ['= 42;', '= 4200;'];
-        flip = !flip;
-        const r = await callTool(c, 'edit', { remote_session_id: id, edits: [{ operation: 'update', path: 'hundred.ts', base_sha256: sha, replacements: [{ match: a, replacement: b }] }] });
-        if (r.isError) throw new Error(r.text);
-        sha = (r.env.data as { files: { readback: { sha256: string } }[] }).files[0]!.readback.sha256;
-      };
-    };
-    const oEdit = median(await sample(100, edit(ours)));
+    const oEdit = median(await sample(100, ourEdit(ours, id)));
     const flipper = (call: (a: string, b: string) => Promise<unknown>) => {
       let flip = false;
       return async (): Promise<void> => {
