@@ -99,6 +99,8 @@ export function sandboxScenarios(mode: 'bwrap' | 'landlock'): void {
     let rs: string;
     let run: (args: Record<string, unknown>) => Promise<ToolReply>;
     let sh: (command: string, yieldMs?: number) => Promise<{ code: number; out: string; text: string }>;
+    /** Like `sh`, with the person's yes when the policy asks: the sandbox is what must stop it. */
+    let shConfirmed: (command: string) => Promise<{ code: number; out: string; text: string; asked: boolean }>;
     let net: { server: Server; port: number };
 
     before(async () => {
@@ -113,6 +115,12 @@ export function sandboxScenarios(mode: 'bwrap' | 'landlock'): void {
       sh = async (command, yieldMs = 60_000) => {
         const r = await run({ command, yield_time_ms: yieldMs });
         return { code: r.env.data?.exit_code as number, out: (r.env.data?.output as string) ?? '', text: r.text };
+      };
+      shConfirmed = async (command) => {
+        let r = await run({ command, yield_time_ms: 60_000 });
+        const asked = r.env.status === 'waiting_confirmation';
+        if (asked) r = await run({ command, yield_time_ms: 60_000, user_confirmed: true, idempotency_key: r.env.data.confirmation.idempotency_key });
+        return { code: r.env.data?.exit_code as number, out: (r.env.data?.output as string) ?? '', text: r.text, asked };
       };
       const warm = await sh('true');
       assert.equal(warm.code, 0, warm.text);
@@ -230,10 +238,14 @@ export function sandboxScenarios(mode: 'bwrap' | 'landlock'): void {
 
     it("the session's own shell files (display.sh, rc files, spilled commands) are read-only inside the sandbox", async () => {
       const dir = join(h.layout.sessionsDir, rs, 'shell');
-      const tamper = await sh(`for f in ${dir}/*; do [ -f "$f" ] && { echo 'touch ${h.workspace}/tampered' >> "$f" && echo "wrote $f"; }; done; echo x > ${dir}/display.sh && echo wrote-display; true`);
+      // The policy asks before a write into holdfast's own folder; the person says yes here, so the
+      // kernel boundary is what is tested.
+      const tamper = await shConfirmed(`for f in ${dir}/*; do [ -f "$f" ] && { echo 'touch ${h.workspace}/tampered' >> "$f" && echo "wrote $f"; }; done; echo x > ${dir}/display.sh && echo wrote-display; echo tamper-ran`);
+      assert.match(tamper.out, /tamper-ran$/, tamper.text);
       assert.doesNotMatch(tamper.out, /wrote/, tamper.text);
       // A command too long to type is read from a spilled file: it cannot rewrite that file either.
-      const spilled = await sh(`: ${'y'.repeat(5000)}; for f in ${dir}/cmd/*.sh; do echo 'touch ${h.workspace}/tampered' >> "$f" 2>/dev/null && echo wrote-spill; done; echo "spilled $(ls ${dir}/cmd | wc -l)"`);
+      const spilled = await shConfirmed(`: ${'y'.repeat(5000)}; for f in ${dir}/cmd/*.sh; do echo 'touch ${h.workspace}/tampered' >> "$f" 2>/dev/null && echo wrote-spill; done; echo "spilled $(ls ${dir}/cmd | wc -l)"`);
+      assert.ok(spilled.asked, 'the policy asks before a write into the session folder');
       assert.match(spilled.out, /(Read-only file system|Permission denied)[^]*spilled [1-9]\d*$/, spilled.text);
       assert.doesNotMatch(spilled.out, /wrote-spill/, spilled.text);
       // display.sh is data: a line of code in it is never run, DISPLAY is taken as a plain value.
