@@ -269,7 +269,12 @@ describe('desktop panel: browser page, video, pause, terminal viewer, MCP Apps',
     await pollUntil('video without a daemon', async () => near(await canvasPixel(page, 20, 20), [0x5a, 0x6b, 0x7c]), 10_000, 50);
     await page.click('#pause');
     await pollUntil('paused by the driver itself', async () => (await status()).startsWith('PAUSED'));
-    assert.match(await page.locator('#live-error').innerText(), /did not record/);
+    // The driver's own pause shows first; the note that the daemon did not record it follows once
+    // the page's attempt to tell the daemon has failed.
+    let note = '';
+    await pollUntil('the page to say the daemon did not record the pause', async () => /did not record/.test((note = await page.locator('#live-error').innerText())), 20_000, 50).catch((err: Error) => {
+      throw new Error(`${err.message}; #live-error: ${JSON.stringify(note)}`);
+    });
     await h.startDaemon({ ...ss.env, DISPLAY: x.display });
     const shot = await tools.ok('desktop_screenshot', { desktop_session_id: ds });
     const act = await tools.call('desktop_action', { desktop_session_id: ds, observation_id: shot.env.data!.observation_id, action: 'click', x: 10, y: 10, observe_after: false });
