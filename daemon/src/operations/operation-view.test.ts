@@ -21,7 +21,7 @@ const op: OperationRow = {
 };
 
 /** A step whose stored result carries `bytes` of output. */
-function step(i: number, bytes: number, state: StepRow['state'] = 'succeeded'): StepRow {
+function step(i: number, bytes: number, state: StepRow['state'] = 'succeeded', text = 'ok'): StepRow {
   const envelope = { status: 'succeeded', type: 'read.file', context: {}, data: { content: 'x'.repeat(bytes) }, error: null, hints: {}, actions: [] };
   return {
     operation_id: op.id,
@@ -36,7 +36,7 @@ function step(i: number, bytes: number, state: StepRow['state'] = 'succeeded'): 
     execution_task_id: null,
     started_at: 10,
     ended_at: 11,
-    result: JSON.stringify({ content: [{ type: 'text', text: 'ok' }], structuredContent: envelope, isError: false }),
+    result: JSON.stringify({ content: [{ type: 'text', text }], structuredContent: envelope, isError: false }),
     error: null,
   };
 }
@@ -68,5 +68,19 @@ describe('operation views (issue 12)', () => {
     const o = operationOutcome('operation.result', op, [step(0, 40_000), step(1, 40_000)], 'page');
     assert.equal(o.envelope.status, 'completed_with_issues');
     assert.deepEqual(o.envelope.actions.map((a) => [a.tool, a.arguments.action, a.arguments.offset]), [['operation_manage', 'result', 1]]);
+  });
+
+  it('puts the text of each step in the text block (capped per step and in all), and says where the rest is', () => {
+    const o = operationOutcome('operation.batch', op, [step(0, 10, 'succeeded', 'alpha\nbeta'), step(1, 10, 'failed', 'é'.repeat(5000)), step(2, 10)], 'expanded');
+    assert.match(o.text, /--- s0 \(read\) ---\nalpha\nbeta/);
+    assert.match(o.text, /--- s1 \(read\) ---\né+\n\[… cut: the whole result is structuredContent\.data\.steps\[id=s1\]\.result\]/);
+    assert.ok(!o.text.includes('\ufffd'), 'cut between whole characters');
+    assert.match(o.text, /--- s2 \(read\) ---\nok/);
+    const many = operationOutcome('operation.batch', op, Array.from({ length: 8 }, (_, i) => step(i, 10, 'succeeded', 'z'.repeat(5000))), 'expanded');
+    assert.ok(Buffer.byteLength(many.text) < 17 * 1024, `${Buffer.byteLength(many.text)} bytes`);
+    assert.match(many.text, /\[results of s4, s5, s6, s7 are in structuredContent, or operation_manage\(action="result", operation_id="op_/);
+    const status = operationOutcome('operation.status', op, [step(0, 10, 'succeeded', 'alpha')], 'none');
+    assert.doesNotMatch(status.text, /alpha/);
+    assert.match(status.text, /\[step results: operation_manage\(action="result"/);
   });
 });

@@ -1,5 +1,5 @@
 import type { ToolCallResult } from '@holdfast/shared/control';
-import { OperationLimits } from '@holdfast/shared/constants';
+import { OperationLimits, OutputLimits } from '@holdfast/shared/constants';
 import type { ResultAction, ResultStatus } from '@holdfast/shared/tools';
 import type { OperationRow, OperationState, StepRow } from '../store/operations-repo.js';
 import { action, outcome, type ToolOutcome } from '../tools/envelope.js';
@@ -87,6 +87,48 @@ function stepLines(steps: StepRow[]): string[] {
   return steps.map((s) => `  ${s.step_id} (${s.tool}): ${s.state}${s.execution_task_id ? ` ${s.execution_task_id}` : ''}${s.error && s.state !== 'succeeded' ? ` — ${s.error.split('\n', 1)[0]!.slice(0, 160)}` : ''}`);
 }
 
+/** Longest text of one step's result in the text block, bytes. */
+const STEP_TEXT_MAX_BYTES = 4096;
+
+/** The first `max` bytes of `text`, cut between whole characters. */
+function utf8Head(text: string, max: number): string {
+  const buf = Buffer.from(text, 'utf8');
+  if (buf.length <= max) return text;
+  let end = max;
+  while (end > 0 && (buf[end]! & 0xc0) === 0x80) end--;
+  return buf.subarray(0, end).toString('utf8');
+}
+
+/**
+ * The step results a view carries, as text for clients that give the model only the text block
+ * (fresh-user review): each step's own text (its content's text parts), at most
+ * {@link STEP_TEXT_MAX_BYTES} per step and `OutputLimits.TEXT_BLOCK_MAX_BYTES` in all; a step cut
+ * short or left out says where the whole result is.
+ */
+function resultTexts(steps: StepRow[], views: { id: string; result?: unknown }[], opId: string): string[] {
+  const out: string[] = [];
+  let used = 0;
+  const left: string[] = [];
+  for (const s of steps) {
+    const view = views.find((v) => v.id === s.step_id);
+    if (s.result === null || view?.result === undefined) continue;
+    const r = JSON.parse(s.result) as ToolCallResult;
+    const text = r.content.flatMap((c) => (c.type === 'text' && 'text' in c ? [String(c.text)] : [])).join('\n').trimEnd();
+    if (text === '') continue;
+    if (used >= OutputLimits.TEXT_BLOCK_MAX_BYTES) {
+      left.push(s.step_id);
+      continue;
+    }
+    const room = Math.min(STEP_TEXT_MAX_BYTES, OutputLimits.TEXT_BLOCK_MAX_BYTES - used);
+    const shown = utf8Head(text, room);
+    used += Buffer.byteLength(shown);
+    const cut = shown.length < text.length ? `\n[… cut: the whole result is structuredContent.data.steps[id=${s.step_id}].result]` : '';
+    out.push(`--- ${s.step_id} (${s.tool}) ---\n${shown}${cut}`);
+  }
+  if (left.length > 0) out.push(`[results of ${left.join(', ')} are in structuredContent, or operation_manage(action="result", operation_id="${opId}")]`);
+  return out;
+}
+
 /** The confirmation a waiting step asks for, in its own words (its result's first line). */
 function confirmationText(s: StepRow): string {
   if (!s.result) return '';
@@ -120,6 +162,10 @@ export function operationOutcome(type: string, op: OperationRow, steps: StepRow[
     op.state === 'waiting_confirmation' && waiting
       ? `${op.id} waits for the user's confirmation of step "${waiting.step_id}": ${confirmationText(waiting)}`
       : `${op.id} ${op.state} (state_sequence ${op.state_sequence})`;
-  const text = [head, ...stepLines(steps)].join('\n');
+  const results = mode === 'none' ? [] : resultTexts(steps, data.steps as { id: string; result?: unknown }[], op.id);
+  if (mode === 'none' && steps.some((s) => s.result !== null) && op.state !== 'running') {
+    results.push(`[step results: operation_manage(action="result", operation_id="${op.id}")]`);
+  }
+  const text = [head, ...stepLines(steps), ...results].join('\n');
   return outcome(type, statusOf(op.state), data, text, { context: ctx, actions, hints: extraHints });
 }
