@@ -4,7 +4,7 @@ import type { CallContext, ControlParsedParams, ControlResult } from '@holdfast/
 import type { PanelModeSetting } from '@holdfast/shared/config';
 import { HoldfastError } from '@holdfast/shared/errors';
 import { D, type DesktopSessionView, type OpenBrowserResult, type PanelMode, type PanelRequest, type PanelTicket, type ViewView } from '@holdfast/shared/protocol';
-import { DESKTOP_APP_URI, desktopViewUri, MCP_APP_MIME_TYPE } from '@holdfast/shared/tools';
+import { DESKTOP_APP_URI, desktopViewUri, MCP_APP_MIME_TYPE } from '@holdfast/shared/tool-constants';
 import type { ConfigStore } from '../config-store.js';
 import type { DeviceRow } from '../store/desktop-repo.js';
 import { deviceLockKey } from './device-book.js';

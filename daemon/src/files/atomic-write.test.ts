@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { openDatabase } from '../store/db.js';
 import { TempFilesRepo } from '../store/temp-files-repo.js';
-import { sweepTempFiles, writeFileAtomic } from './atomic-write.js';
+import { stageWrite, sweepTempFiles, writeFileAtomic, type TempJournal } from './atomic-write.js';
 
 const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 const SIZE = 50 * 1024 * 1024;
@@ -105,6 +105,24 @@ describe('atomic writes (issue 4)', () => {
     await waitFor(child, 'DONE', 30_000);
     await exited(child);
     assert.equal(sha(readFileSync(target)), fresh);
+    assert.deepEqual(temps(dir), []);
+  });
+
+  it('a journal row left after the rename (an edit killed before recording it) is dropped by the sweep, nothing else touched', async () => {
+    // The edit tool deletes its temp files' rows in the transaction that records the edit
+    // (docs/performance.md, item 8): a crash between the rename and that commit leaves such a row.
+    const repo = new TempFilesRepo(openDatabase(dbPath));
+    const deferred: string[] = [];
+    const lazy: TempJournal = { begin: (p) => repo.begin(p), end: (p) => void deferred.push(p), list: () => repo.list() };
+    writeFileSync(target, old);
+    const staged = await stageWrite(target, Buffer.from('edited\n'), { journal: lazy, syncDir: false });
+    await staged.commit();
+    assert.deepEqual(deferred, [staged.temp], 'the row is left for the caller to delete');
+    assert.deepEqual(repo.list().map((r) => r.path), [staged.temp]);
+    // "crash" here: the row names a temp file that no longer exists
+    assert.deepEqual(sweepTempFiles(repo), []);
+    assert.deepEqual(repo.list(), []);
+    assert.equal(readFileSync(target, 'utf8'), 'edited\n');
     assert.deepEqual(temps(dir), []);
   });
 });

@@ -36,6 +36,13 @@ export interface AtomicWriteOptions {
    * 18): the workspace root for workspace files; `/` by default (the target is canonical).
    */
   base?: string;
+  /**
+   * fsync the folder after the rename (default true): makes the rename itself survive a power loss.
+   * The edit tool turns it off (docs/performance.md "Edits": its own records of the edit are not
+   * fsynced either, and every later use of the file re-checks its sha256). Contents are always
+   * fdatasynced before the rename, so the target holds the old or the new bytes, never a mix.
+   */
+  syncDir?: boolean;
 }
 
 /** A temp file written and fsynced, waiting to be renamed over its target. */
@@ -108,7 +115,7 @@ export async function stageWrite(target: string, data: Buffer, opts: AtomicWrite
     dir.close();
     throw err;
   }
-  return staged(target, tempReal, dir, opts.journal, {
+  return staged(target, tempReal, dir, opts.journal, opts.syncDir !== false, {
     rename: () => rename(temp, dir.entry(name)),
     unlink: () => unlink(temp).catch(() => undefined),
   });
@@ -116,13 +123,15 @@ export async function stageWrite(target: string, data: Buffer, opts: AtomicWrite
 
 /**
  * The commit/abort half of a staged write; `ops` are the file operations (sync or async), `dir`
- * the target's folder (closed when the write is committed or aborted).
+ * the target's folder (closed when the write is committed or aborted), fsynced after the rename
+ * when `syncDir`.
  */
 function staged(
   target: string,
   temp: string,
   dir: DirHandle,
   journal: AtomicWriteOptions['journal'],
+  syncDir: boolean,
   ops: { rename: () => unknown; unlink: () => unknown },
 ): StagedWrite {
   let done = false;
@@ -142,7 +151,7 @@ function staged(
       }
       done = true;
       journal?.end(temp);
-      fsyncDir(dir);
+      if (syncDir) fsyncDir(dir);
       dir.close();
     },
     async abort() {
@@ -205,7 +214,7 @@ function stageWriteSync(target: string, data: Buffer, opts: AtomicWriteOptions):
     dir.close();
     throw err;
   }
-  return staged(target, tempReal, dir, opts.journal, {
+  return staged(target, tempReal, dir, opts.journal, opts.syncDir !== false, {
     rename: () => renameSync(temp, dir.entry(name)),
     unlink: () => {
       try {

@@ -1,6 +1,6 @@
 import { HoldfastError } from '@holdfast/shared/errors';
 import type { HomeLayout } from '@holdfast/shared/paths';
-import { RESERVED_TOOL_NAMES } from '@holdfast/shared/tools';
+import { RESERVED_TOOL_NAMES } from '@holdfast/shared/tool-constants';
 import type { AuditLog } from '../audit.js';
 import type { ConfigStore } from '../config-store.js';
 import type { Logger } from '../log.js';

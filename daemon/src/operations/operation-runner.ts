@@ -1,7 +1,8 @@
 import type { CallContext, ToolCallResult } from '@holdfast/shared/control';
 import { OperationLimits } from '@holdfast/shared/constants';
 import { HoldfastError, toWireError } from '@holdfast/shared/errors';
-import { ENVELOPE_META_KEY, type Envelope } from '@holdfast/shared/tools';
+import { ENVELOPE_META_KEY } from '@holdfast/shared/tool-constants';
+import type { Envelope } from '@holdfast/shared/tools';
 import type { Logger } from '../log.js';
 import type { EventsRepo } from '../store/events-repo.js';
 import type { IdempotencyRepo } from '../store/idempotency-repo.js';

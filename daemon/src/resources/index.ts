@@ -1,6 +1,6 @@
 import type { ControlParsedParams, ControlResult } from '@holdfast/shared/control';
 import { HoldfastError } from '@holdfast/shared/errors';
-import { DESKTOP_APP_URI, MCP_APP_MIME_TYPE, parseDesktopViewUri } from '@holdfast/shared/tools';
+import { DESKTOP_APP_URI, MCP_APP_MIME_TYPE, parseDesktopViewUri } from '@holdfast/shared/tool-constants';
 import type { ToolServices } from '../tools/context.js';
 import { artifactTemplate, isArtifactUri, listArtifacts, readArtifact } from './artifacts.js';
 import { listTaskLogs, readTaskLog, resourceTemplates as taskLogTemplates } from './task-logs.js';

@@ -1,6 +1,7 @@
 import type { ToolCallResult } from '@holdfast/shared/control';
 import { HoldfastError, toWireError } from '@holdfast/shared/errors';
-import { ENVELOPE_META_KEY, type Envelope, type ResultAction, type ResultContext, type ResultStatus } from '@holdfast/shared/tools';
+import { ENVELOPE_META_KEY } from '@holdfast/shared/tool-constants';
+import type { Envelope, ResultAction, ResultContext, ResultStatus } from '@holdfast/shared/tools';
 
 /**
  * What a tool handler returns: the DESIGN §6.3 envelope plus the short human-readable text that

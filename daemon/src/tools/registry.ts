@@ -1,73 +1,73 @@
 import type { CallContext, ToolCallResult } from '@holdfast/shared/control';
 import { HoldfastError } from '@holdfast/shared/errors';
-import { findTool, parseToolArguments } from '@holdfast/shared/tools';
 import { diskFullError } from '../store/disk-space.js';
 import type { ProgressUpdate, ToolContext, ToolServices } from './context.js';
 import { failure, toCallResult, type ToolOutcome } from './envelope.js';
-import { artifactHandler } from './artifact/index.js';
-import { environmentHandler, environmentReadHandler } from './environment.js';
-import { desktopActionHandler } from './desktop/action.js';
-import { desktopConnectHandler } from './desktop/connect.js';
-import { desktopDisconnectHandler } from './desktop/disconnect.js';
-import { desktopGetSessionHandler } from './desktop/get-session.js';
-import { desktopListDevicesHandler } from './desktop/list-devices.js';
-import { desktopOpenHandler } from './desktop/open.js';
-import { desktopOpenBrowserHandler } from './desktop/open-browser.js';
-import { desktopScreenshotHandler } from './desktop/screenshot.js';
-import { desktopSelectDisplayHandler } from './desktop/select-display.js';
-import { desktopSetControlHandler } from './desktop/set-control.js';
-import { editHandler } from './edit/index.js';
-import { executeHandler } from './execute.js';
-import { mcpToolHandler } from './mcp-tool/index.js';
-import { moveOutHandler } from './move-out/index.js';
-import { observeHandler } from './observe/index.js';
-import { operationBatchHandler } from './operation-batch.js';
-import { operationManageHandler } from './operation-manage.js';
-import { planHandler } from './plan/index.js';
-import { progressHandler } from './progress.js';
-import { readHandler } from './read/index.js';
-import { runtimeReadHandler } from './runtime-read.js';
-import { secretProvideHandler } from './secret-provide.js';
-import { screenshotCaptureHandler } from './screenshot-capture.js';
-import { sessionHandler } from './session.js';
-import { skillToolHandler } from './skill-tool/index.js';
-import { workspaceHandler } from './workspace.js';
-import { recordCall, takeTracking, type CallTracking } from './work-tracking.js';
+import type { CallTracking } from './work-tracking.js';
 
 type Handler = (args: never, ctx: ToolContext) => Promise<ToolOutcome> | ToolOutcome;
 
-/** Tool name → handler (one file per tool, house style). */
-const HANDLERS: Record<string, Handler> = {
-  workspace: workspaceHandler,
-  session: sessionHandler,
-  runtime_read: runtimeReadHandler,
-  execute: executeHandler,
-  observe: observeHandler,
-  read: readHandler,
-  edit: editHandler,
-  move_out: moveOutHandler,
-  skill_tool: skillToolHandler,
-  mcp_tool: mcpToolHandler,
-  progress: progressHandler,
-  plan: planHandler,
-  artifact: artifactHandler,
-  operation_batch: operationBatchHandler,
-  operation_manage: operationManageHandler,
-  environment: environmentHandler,
-  environment_read: environmentReadHandler,
-  secret_provide: secretProvideHandler,
-  desktop_list_devices: desktopListDevicesHandler,
-  desktop_connect: desktopConnectHandler,
-  desktop_open: desktopOpenHandler,
-  desktop_open_browser: desktopOpenBrowserHandler,
-  desktop_get_session: desktopGetSessionHandler,
-  desktop_screenshot: desktopScreenshotHandler,
-  desktop_action: desktopActionHandler,
-  desktop_set_control: desktopSetControlHandler,
-  desktop_select_display: desktopSelectDisplayHandler,
-  desktop_disconnect: desktopDisconnectHandler,
-  screenshot_capture: screenshotCaptureHandler,
+/**
+ * Tool name → a loader of its handler (one file per tool, house style). Handlers are imported on
+ * a tool's first call, not at daemon start: an idle daemon does not hold the modules of tools
+ * nobody called (issue 10, idle RSS; docs/performance.md "Memory").
+ */
+const HANDLERS: Record<string, () => Promise<Handler>> = {
+  workspace: async () => (await import('./workspace.js')).workspaceHandler,
+  session: async () => (await import('./session.js')).sessionHandler,
+  runtime_read: async () => (await import('./runtime-read.js')).runtimeReadHandler,
+  execute: async () => (await import('./execute.js')).executeHandler,
+  observe: async () => (await import('./observe/index.js')).observeHandler,
+  read: async () => (await import('./read/index.js')).readHandler,
+  edit: async () => (await import('./edit/index.js')).editHandler,
+  move_out: async () => (await import('./move-out/index.js')).moveOutHandler,
+  skill_tool: async () => (await import('./skill-tool/index.js')).skillToolHandler,
+  mcp_tool: async () => (await import('./mcp-tool/index.js')).mcpToolHandler,
+  progress: async () => (await import('./progress.js')).progressHandler,
+  plan: async () => (await import('./plan/index.js')).planHandler,
+  artifact: async () => (await import('./artifact/index.js')).artifactHandler,
+  operation_batch: async () => (await import('./operation-batch.js')).operationBatchHandler,
+  operation_manage: async () => (await import('./operation-manage.js')).operationManageHandler,
+  environment: async () => (await import('./environment.js')).environmentHandler,
+  environment_read: async () => (await import('./environment.js')).environmentReadHandler,
+  secret_provide: async () => (await import('./secret-provide.js')).secretProvideHandler,
+  desktop_list_devices: async () => (await import('./desktop/list-devices.js')).desktopListDevicesHandler,
+  desktop_connect: async () => (await import('./desktop/connect.js')).desktopConnectHandler,
+  desktop_open: async () => (await import('./desktop/open.js')).desktopOpenHandler,
+  desktop_open_browser: async () => (await import('./desktop/open-browser.js')).desktopOpenBrowserHandler,
+  desktop_get_session: async () => (await import('./desktop/get-session.js')).desktopGetSessionHandler,
+  desktop_screenshot: async () => (await import('./desktop/screenshot.js')).desktopScreenshotHandler,
+  desktop_action: async () => (await import('./desktop/action.js')).desktopActionHandler,
+  desktop_set_control: async () => (await import('./desktop/set-control.js')).desktopSetControlHandler,
+  desktop_select_display: async () => (await import('./desktop/select-display.js')).desktopSelectDisplayHandler,
+  desktop_disconnect: async () => (await import('./desktop/disconnect.js')).desktopDisconnectHandler,
+  screenshot_capture: async () => (await import('./screenshot-capture.js')).screenshotCaptureHandler,
 };
+
+const loadedHandlers = new Map<string, Handler>();
+
+/** The catalogue's zod schemas and the work-tracking checks, imported on the first call (same reason). */
+type CallKit = { tools: typeof import('@holdfast/shared/tools'); tracking: typeof import('./work-tracking.js') };
+let kit: CallKit | undefined;
+
+async function callKit(): Promise<CallKit> {
+  if (!kit) {
+    const [tools, tracking] = await Promise.all([import('@holdfast/shared/tools'), import('./work-tracking.js')]);
+    kit = { tools, tracking };
+  }
+  return kit;
+}
+
+/** The handler of `name`, imported on first use; undefined for an unknown tool. */
+async function handlerOf(name: string): Promise<Handler | undefined> {
+  const known = loadedHandlers.get(name);
+  if (known) return known;
+  const load = HANDLERS[name];
+  if (!load) return undefined;
+  const h = await load();
+  loadedHandlers.set(name, h);
+  return h;
+}
 
 /**
  * Runs one MCP tool call in the daemon (DESIGN §6): the principal must be allowed the tool
@@ -91,8 +91,9 @@ export async function callTool(
   eventData?: Record<string, unknown>,
 ): Promise<ToolCallResult> {
   const type = name;
+  const { tools: { findTool, parseToolArguments }, tracking: { recordCall, takeTracking } } = kit ?? (await callKit());
   const def = findTool(name);
-  const handler = HANDLERS[name];
+  const handler = Object.hasOwn(HANDLERS, name) ? await handlerOf(name) : undefined;
   if (!def || !handler) return toCallResult(failure(type, new HoldfastError('BAD_REQUEST', `unknown tool ${name}`)));
   const envelopeInMeta = def.output === undefined;
   if (!call.allowed_tools.includes(name)) {

@@ -1,7 +1,8 @@
 import { SecretLimits } from '@holdfast/shared/constants';
 import { HoldfastError } from '@holdfast/shared/errors';
 import { SECRET_NAME_RE, type SecretListResult } from '@holdfast/shared/protocol';
-import { ELICITATION_META_KEY, type secretProvideTool, type UrlElicitationRequest } from '@holdfast/shared/tools';
+import { ELICITATION_META_KEY } from '@holdfast/shared/tool-constants';
+import type { secretProvideTool, UrlElicitationRequest } from '@holdfast/shared/tools';
 import type * as z from 'zod';
 import { requireSessionAccess } from '../sessions/access.js';
 import type { GuardianLink } from '../sessions/link.js';

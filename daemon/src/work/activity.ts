@@ -1,5 +1,6 @@
 import { newId } from '@holdfast/shared/ids';
-import { ACTIVITY_KEYS, type ActivityKey, type ActivityUpdate } from '@holdfast/shared/tools';
+import { ACTIVITY_KEYS, type ActivityKey } from '@holdfast/shared/tool-constants';
+import type { ActivityUpdate } from '@holdfast/shared/tools';
 import type { ActivityRow } from '../store/activity-repo.js';
 
 /** The call an activity snapshot belongs to. */

@@ -1,13 +1,13 @@
 import type { Command } from 'commander';
 import { HoldfastError } from '@holdfast/shared/errors';
 import { withClient } from '../client.js';
-import { parseCellAspect, TerminalViewer } from '../desktop-view/terminal-viewer.js';
 import { UsageError } from '../usage-error.js';
 
 /**
  * `holdfast desktop view --view <view_id> [--cell-aspect N]` (issue 16 §5): watches the desktop a
  * person connected for a view, in their own terminal. Without a terminal (stdin and stdout must be
- * TTYs) it exits with `VIEW_REQUIRES_TERMINAL`.
+ * TTYs) it exits with `VIEW_REQUIRES_TERMINAL`. The viewer (and `ws`) is imported only when the
+ * command runs: every adapter, `serve` included, registers this command (issue 10, idle RSS).
  */
 export function registerDesktopView(desktop: Command): void {
   desktop
@@ -16,6 +16,7 @@ export function registerDesktopView(desktop: Command): void {
     .requiredOption('--view <view_id>', 'the view (from desktop_open or holdfast desktop pair)')
     .option('--cell-aspect <ratio>', 'width/height of a terminal cell, 0.2–2 (default 0.5)')
     .action(async (o: { view: string; cellAspect?: string }) => {
+      const { parseCellAspect, TerminalViewer } = await import('../desktop-view/terminal-viewer.js');
       const cellAspect = parseCellAspect(o.cellAspect);
       if (cellAspect === null) throw new UsageError('--cell-aspect must be a number from 0.2 to 2');
       if (!process.stdin.isTTY || !process.stdout.isTTY) {

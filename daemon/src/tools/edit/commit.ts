@@ -65,19 +65,30 @@ type Done = { plan: EditPlan; kind: 'write' | 'rename' };
  * files/in-place-write.ts). If a step fails, the steps already done are reverted (previous bytes written back
  * atomically, renames moved back, files this call created removed) and the remaining temp files
  * removed; the error is rethrown.
+ *
+ * Bookkeeping (docs/performance.md "Edits"): a temp file's journal row is committed before the
+ * file exists (one SQLite commit per file: a crash must never leave an unnamed temp file), but the
+ * rows of temp files already renamed (or removed) are not deleted here — their paths are returned,
+ * and the caller deletes them in the transaction that records the edit, so a one-file edit commits
+ * twice, not three times. A crash in between leaves a row naming a file that no longer exists,
+ * which the start-up sweep drops. The folder is not fsynced after a replace (`syncDir: false`,
+ * same section); in-place writes keep their folder fsync (their intent file must be durable).
+ * @returns journal rows (temp paths) to delete once the edit is recorded.
  */
-export async function commitPlans(root: string, plans: readonly EditPlan[], journal: TempJournal): Promise<void> {
+export async function commitPlans(root: string, plans: readonly EditPlan[], journal: TempJournal): Promise<string[]> {
   const made: string[] = [];
   const staged = new Map<EditPlan, StagedWrite>();
   const done: Done[] = [];
+  const settled: string[] = [];
+  const lazy: TempJournal = { begin: (p) => journal.begin(p), end: (p) => void settled.push(p), list: () => journal.list() };
   try {
     for (const p of plans) {
       if (p.after !== null) {
         if (p.operation === 'create') made.push(...ensureParent(p.target));
         if (p.inPlace && p.before) {
-          staged.set(p, await stageInPlace(p.target.real, p.after, { dev: p.before.dev, ino: p.before.ino, ...(p.mode !== null ? { mode: p.mode } : {}) }, { journal }));
+          staged.set(p, await stageInPlace(p.target.real, p.after, { dev: p.before.dev, ino: p.before.ino, ...(p.mode !== null ? { mode: p.mode } : {}) }, { journal: lazy }));
         } else {
-          staged.set(p, await stageWrite(p.target.real, p.after, { ...(p.mode !== null ? { mode: p.mode } : {}), ...(p.before ? { uid: p.before.uid, gid: p.before.gid } : {}), journal, base: root }));
+          staged.set(p, await stageWrite(p.target.real, p.after, { ...(p.mode !== null ? { mode: p.mode } : {}), ...(p.before ? { uid: p.before.uid, gid: p.before.gid } : {}), journal: lazy, base: root, syncDir: false }));
         }
       } else if (p.dest) {
         made.push(...ensureParent(p.dest));
@@ -93,8 +104,10 @@ export async function commitPlans(root: string, plans: readonly EditPlan[], jour
         done.push({ plan: p, kind: 'rename' });
       }
     }
+    return settled;
   } catch (err) {
     for (const s of staged.values()) await s.abort();
+    for (const t of settled.splice(0)) journal.end(t);
     for (const d of done.reverse()) {
       try {
         if (d.kind === 'rename') renameNoReplace(d.plan.dest!, d.plan.target);

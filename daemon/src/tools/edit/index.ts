@@ -101,13 +101,17 @@ function assertDistinct(plans: readonly EditPlan[]): void {
   }
 }
 
-/** Records a committed call: edit rows with undo bytes, read tracking, audit. */
-function record(ctx: ToolContext, ws: FileWorkspace, editId: string, plans: readonly EditPlan[], diff: string, purpose: string | undefined): void {
+/**
+ * Records a committed call in one transaction: edit rows with undo bytes, read tracking, and the
+ * deletion of the temp-file journal rows `settled` (commitPlans); then the audit line.
+ */
+function record(ctx: ToolContext, ws: FileWorkspace, editId: string, plans: readonly EditPlan[], diff: string, purpose: string | undefined, settled: readonly string[]): void {
   const rs = ws.session.id;
   const now = Date.now();
   const stored = previewOf(diff, FileLimits.DIFF_STORE_MAX_BYTES);
   const text = stored.truncated ? `${stored.text}[diff truncated at ${FileLimits.DIFF_STORE_MAX_BYTES} bytes]\n` : stored.text;
   ws.files.transaction(() => {
+    for (const t of settled) ws.files.temps.end(t);
     ws.files.edits.insert({ id: editId, session_id: rs, purpose: purpose ?? null, created_at: now, files: plans.length, diff: text, diff_lines: text.split('\n').length - 1 });
     plans.forEach((p, seq) => {
       const keepUndo = p.before !== null && p.after !== null && p.before.bytes.length <= FileLimits.UNDO_MAX_BYTES;
@@ -235,8 +239,8 @@ export async function editHandler(args: Args, ctx: ToolContext): Promise<ToolOut
       }
       const editId = newId('edit');
       if (changed.length > 0) {
-        await commitPlans(ws.root, changed, ws.files.temps);
-        record(ctx, ws, editId, changed, diff, args.purpose);
+        const settled = await commitPlans(ws.root, changed, ws.files.temps);
+        record(ctx, ws, editId, changed, diff, args.purpose, settled);
       }
       const files = plans.map((p) => ({
         path: p.path, operation: p.operation, ...(p.dest ? { new_path: p.dest.rel } : {}), changed: p.changed, changed_lines: p.changedLines,

@@ -81,18 +81,8 @@ export interface ToolAnnotations {
  */
 export type ToolInputSchema = z.ZodObject;
 
-/**
- * `_meta` key of a tool result that carries the §6.3 envelope when `structuredContent` is not
- * holdfast's own (`mcp_tool` passes an upstream result through, issue 13).
- */
-export const ENVELOPE_META_KEY = 'holdfast/envelope';
-
-/**
- * `_meta` key of a daemon result asking the adapter to show the user a URL through URL-mode
- * elicitation (MCP 2025-11-25; issue 12 `secret_provide`): `{mode: "url", url, message}`. The
- * adapter always removes it — the URL carries a one-time token and never reaches the model.
- */
-export const ELICITATION_META_KEY = 'holdfast/elicitation';
+import { ELICITATION_META_KEY, ENVELOPE_META_KEY } from './constants.js';
+export { ELICITATION_META_KEY, ENVELOPE_META_KEY };
 
 /** What {@link ELICITATION_META_KEY} carries. */
 export interface UrlElicitationRequest {

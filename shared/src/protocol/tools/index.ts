@@ -91,13 +91,8 @@ export const TOOLS: readonly ToolDef[] = [
   ...DESKTOP_TOOLS, screenshotCaptureTool,
 ].map(withWorkTracking);
 
-/** Every tool name DESIGN §6.4 reserves (a principal may name one before it is served). */
-export const RESERVED_TOOL_NAMES = [
-  'workspace', 'session', 'read', 'edit', 'move_out', 'observe', 'progress', 'execute', 'plan', 'artifact', 'skill_tool', 'mcp_tool',
-  'operation_batch', 'operation_manage', 'runtime_read', 'environment_read', 'environment', 'screenshot_capture', 'secret_provide',
-  'desktop_open', 'desktop_list_devices', 'desktop_connect', 'desktop_get_session', 'desktop_screenshot', 'desktop_action',
-  'desktop_set_control', 'desktop_select_display', 'desktop_disconnect', 'desktop_open_browser',
-] as const;
+import { RESERVED_TOOL_NAMES } from './constants.js';
+export { RESERVED_TOOL_NAMES };
 
 /** Profiles (DESIGN §6.4): which tool names each includes. */
 export const PROFILES: Readonly<Record<ToolProfileName, readonly string[]>> = {

@@ -17,9 +17,8 @@ import { leanString } from './lean.js';
  * {@link ActivityUpdate}.
  */
 
-/** The keys of an activity update, in display order. */
-export const ACTIVITY_KEYS = ['intent', 'hypothesis', 'evidence', 'conclusion', 'next', 'status'] as const;
-export type ActivityKey = (typeof ACTIVITY_KEYS)[number];
+import { ACTIVITY_KEYS, type ActivityKey } from './constants.js';
+export { ACTIVITY_KEYS, type ActivityKey };
 
 /** Longest activity text, characters (`status` is a short word or phrase). */
 const ACTIVITY_TEXT_MAX = 2000;
