@@ -58,7 +58,10 @@ export class ConfigStore {
       return { workspace: { name: samePath.name, path: samePath.path, description: samePath.description, available: true }, created: false };
     }
     const taken = this.current.workspaces.find((w) => w.name === wantName);
-    if (taken) throw new HoldfastError('BAD_REQUEST', `workspace name "${wantName}" is already used for ${taken.path}; pass --name`);
+    if (taken) {
+      const next = name === undefined ? 'pass --name with another name' : 'choose another --name';
+      throw new HoldfastError('BAD_REQUEST', `workspace name "${wantName}" is already used for ${taken.path}; ${next}`);
+    }
 
     const doc = this.readDoc();
     let seq = doc.get('workspaces');
