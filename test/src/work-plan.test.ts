@@ -70,6 +70,12 @@ describe('plan, progress and activity over MCP (issue 11)', () => {
     // Plan ids of another session are refused on any tool.
     const wrongPlan = await callTool(f.client, 'execute', { remote_session_id: other, command: 'true', plan_id: planId });
     assert.equal(wrongPlan.env.error?.code, 'PLAN_NOT_FOUND');
+    // Empty ids: a plan action says which id it needs; an empty link on another tool is no link.
+    const empty = await plan({ action: 'advance', plan_id: '', plan_task_id: '' });
+    assert.equal(empty.env.error?.code, 'BAD_REQUEST', empty.text);
+    assert.match(empty.env.error!.message, /needs plan_task_id/);
+    const emptyLink = await callTool(f.client, 'execute', { remote_session_id: other, command: 'true', plan_id: '', plan_task_id: '' });
+    assert.equal(emptyLink.env.status, 'succeeded', emptyLink.text);
 
     const done = await plan({ action: 'complete', plan_id: planId, plan_task_id: ids.repro, evidence: [{ kind: 'execute', execution_task_id: taskId }, { kind: 'note', text: 'fails on CRLF' }] });
     assert.equal(done.isError, false, done.text);

@@ -39,8 +39,11 @@ export function takeTracking(def: ToolDef, parsed: Record<string, unknown>, call
     tracking.activity = a.data;
   }
   if (def.workTracking.plan) {
-    const { plan_id, plan_task_id, ...others } = args;
+    const { plan_id: rawPlan, plan_task_id: rawTask, ...others } = args;
     args = others;
+    // Models often fill optional strings with "": an empty link is no link.
+    const plan_id = rawPlan === '' ? undefined : rawPlan;
+    const plan_task_id = rawTask === '' ? undefined : rawTask;
     if (plan_id !== undefined || plan_task_id !== undefined) {
       const rs = args.remote_session_id;
       if (typeof rs !== 'string') throw new HoldfastError('BAD_REQUEST', 'plan_id/plan_task_id need remote_session_id: plans belong to a session');

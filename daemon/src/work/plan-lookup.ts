@@ -7,10 +7,10 @@ import type { PlanRow, PlansRepo, PlanTaskRow } from '../store/plans-repo.js';
  * @throws HoldfastError BAD_REQUEST without an id, PLAN_NOT_FOUND.
  */
 export function requirePlan(plans: PlansRepo, id: string | undefined, sessionId: string): PlanRow {
-  if (id === undefined) throw new HoldfastError('BAD_REQUEST', 'this action needs plan_id (the pl_… id from plan(action="create"))');
+  if (id === undefined || id === '') throw new HoldfastError('BAD_REQUEST', 'this action needs plan_id (the pl_… id from plan(action="create"))');
   const row = isId('plan', id) ? plans.getPlan(id) : undefined;
   if (!row || row.session_id !== sessionId) {
-    throw new HoldfastError('PLAN_NOT_FOUND', `no plan ${id} in session ${sessionId}; plans belong to the session that created them`, { retryable: false });
+    throw new HoldfastError('PLAN_NOT_FOUND', `no plan ${JSON.stringify(id)} in session ${sessionId}; plans belong to the session that created them`, { retryable: false });
   }
   return row;
 }
@@ -20,12 +20,12 @@ export function requirePlan(plans: PlansRepo, id: string | undefined, sessionId:
  * @throws HoldfastError BAD_REQUEST without an id, PLAN_TASK_NOT_FOUND.
  */
 export function requirePlanTask(plans: PlansRepo, id: string | undefined, sessionId: string, planId?: string): { plan: PlanRow; task: PlanTaskRow } {
-  if (id === undefined) throw new HoldfastError('BAD_REQUEST', 'this action needs plan_task_id (a pt_… id from plan(action="create") or plan(action="read"))');
+  if (id === undefined || id === '') throw new HoldfastError('BAD_REQUEST', 'this action needs plan_task_id (a pt_… id from plan(action="create") or plan(action="read"))');
   const task = isId('planTask', id) ? plans.getTask(id) : undefined;
   const plan = task ? plans.getPlan(task.plan_id) : undefined;
   if (!task || !plan || plan.session_id !== sessionId || (planId !== undefined && plan.id !== planId)) {
-    const where = planId !== undefined ? `plan ${planId}` : `the plans of session ${sessionId}`;
-    throw new HoldfastError('PLAN_TASK_NOT_FOUND', `no task ${id} in ${where}; read the plan for its plan_task_ids`, { retryable: false });
+    const where = planId !== undefined && planId !== '' ? `plan ${JSON.stringify(planId)}` : `the plans of session ${sessionId}`;
+    throw new HoldfastError('PLAN_TASK_NOT_FOUND', `no task ${JSON.stringify(id)} in ${where}; read the plan for its plan_task_ids`, { retryable: false });
   }
   return { plan, task };
 }

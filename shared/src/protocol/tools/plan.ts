@@ -45,7 +45,7 @@ export const planTool = {
   name: 'plan',
   title: 'Plan work',
   description:
-    'create: tasks (depends_on local_ids). advance; block (reason). complete: evidence kind execute|edit|artifact|note ' +
+    'create: title, goal, tasks (depends_on local_ids). advance; block (reason). complete: evidence kind execute|edit|artifact|note ' +
     '+execution_task_id|edit_id|artifact_id|text. replan: plan_revision; tasks/drop/order. deliver. Link calls: plan_id/plan_task_id.',
   input: z.object({
     action: PlanAction,
