@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { OutputLimits } from '@holdfast/shared/constants';
 import { pollUntil, TestHome } from './_harness/home.js';
 import { openSession, startExecSession, toolCaller } from './_harness/tools.js';
+import { moreCall } from './_harness/text-calls.js';
 
 describe('execute output: caps, offsets, argv, piped tasks (issue 5)', () => {
   const h = new TestHome();
@@ -52,6 +53,23 @@ describe('execute output: caps, offsets, argv, piped tasks (issue 5)', () => {
     }
     assert.equal(expected, 2_000_001, 'every number exactly once');
     assert.ok(pages >= 14);
+  });
+
+  it('history pages to the end by its text blocks alone', async () => {
+    for (let i = 0; i < 5; i++) await run({ command: `echo history-${i}` });
+    const all = await observe({ view: 'history', tool: 'execute', limit: 200 });
+    let args: Record<string, unknown> | null = { remote_session_id: rs, view: 'history', tool: 'execute', limit: 2 };
+    let events = 0;
+    for (let pages = 1; args; pages++) {
+      assert.ok(pages < 200, 'the text calls make progress');
+      const page = await call('observe', args);
+      assert.doesNotMatch(page.text, /see actions/);
+      events += page.text.split('\n').filter((l) => /^#\d+ /.test(l)).length;
+      const next = moreCall(page.text);
+      assert.equal(next === null, page.env.actions.length === 0, page.text);
+      args = next ? { remote_session_id: rs, ...next.args } : null;
+    }
+    assert.equal(events, (all.env.data.events as unknown[]).length);
   });
 
   it('argv runs the exact vector: empty arguments, spaces and non-ASCII kept', async () => {
