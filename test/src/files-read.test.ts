@@ -117,10 +117,20 @@ describe('read: workspace files, byte-exact facts (issue 4)', () => {
       assert.ok(++reads < 200, 'the text cursors make progress');
       const r = await call('read', args);
       assert.equal(r.env.status, 'succeeded', r.text);
+      const header = r.text.slice(0, r.text.indexOf('\n'));
       const body = r.text.slice(r.text.indexOf('\n') + 1);
       const note = /\[… the text block shows the first (\d+) of \d+ bytes(?:; continue the text with read\(path="paging.txt", offset=(-?\d+)(?:, line_byte_offset=(\d+))?\))?; the whole window/.exec(body);
       if (note) {
         assert.ok(note[2] !== undefined, `a cut text block names where its text ends: ${body.slice(-300)}`);
+        // The header names the lines the text block shows, and the window's apart (fresh-user
+        // review: it said "lines 1-8643" while the text showed 1-608 and went on at 608).
+        const range = /^paging\.txt · (?:lines (\d+)-(\d+)(, the last in part)?|part of line (\d+)) \(of a (\d+)-(\d+) window\) of \d+ · /.exec(header);
+        assert.ok(range, `the header of a cut text block says what it shows: ${header}`);
+        const shownEnd = Number(range[2] ?? range[4]);
+        const inPart = range[3] !== undefined || range[4] !== undefined;
+        assert.equal(Number(note[2]), inPart ? shownEnd - 1 : shownEnd, `the footer goes on after the shown lines: ${header} / ${body.slice(-200)}`);
+        assert.equal(note[3] !== undefined, inPart, `a line shown in part continues inside it: ${header}`);
+        assert.ok(shownEnd <= Number(range[6]) && Number(range[6]) <= r.env.data.end_line, 'the window is structuredContent\'s');
         text += Buffer.from(body).subarray(0, Number(note[1])).toString('utf8');
         args = { remote_session_id: rs, path: 'paging.txt', offset: Number(note[2]), ...(note[3] ? { line_byte_offset: Number(note[3]) } : {}) };
       } else {
