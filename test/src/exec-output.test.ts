@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { OutputLimits } from '@holdfast/shared/constants';
 import { pollUntil, TestHome } from './_harness/home.js';
 import { openSession, startExecSession, toolCaller } from './_harness/tools.js';
+import { callAfter, moreCall } from './_harness/text-calls.js';
 
 describe('execute output: caps, offsets, argv, piped tasks (issue 5)', () => {
   const h = new TestHome();
@@ -52,6 +53,60 @@ describe('execute output: caps, offsets, argv, piped tasks (issue 5)', () => {
     }
     assert.equal(expected, 2_000_001, 'every number exactly once');
     assert.ok(pages >= 14);
+  });
+
+  it('large output pages to the end by the text blocks alone: execute and observe(view="logs") name the exact calls', async () => {
+    // A client that gives the model only the text block (DESIGN §6.3) saw "last 16 KiB shown here;
+    // see structuredContent.data and holdfast://…" with the paging call only in actions.
+    const r = await run({ command: 'seq 1 40000', yield_time_ms: 60_000 });
+    assert.equal(r.env.data.exit_code, 0, r.text.slice(0, 500));
+    const id = r.env.data.execution_task_id as string;
+    const start = callAfter(r.text, 'page by page: ');
+    assert.ok(start, `the text names the call that reads the output from its start: ${r.text.slice(0, 400)}`);
+    assert.equal(start.tool, 'observe');
+    assert.equal(start.args.view, 'logs');
+    assert.equal(start.args.execution_task_id, id);
+    let args: Record<string, unknown> | null = { remote_session_id: rs, ...start.args };
+    let expected = 1;
+    let pages = 0;
+    while (args) {
+      assert.ok(++pages < 100, 'the text calls make progress');
+      const page = await call('observe', args);
+      assert.equal(page.env.status, 'succeeded', page.text.slice(0, 300));
+      assert.ok(!page.text.includes('shown here'), `a page the text named fits its text block: ${page.text.slice(0, 300)}`);
+      const next = moreCall(page.text);
+      assert.equal(next === null, page.env.data.complete === true, `a next call in the text until the output is read: ${page.text.slice(-300)}`);
+      for (const line of page.text.split('\n').slice(1)) {
+        if (line === '' || line.startsWith('[more: ')) continue;
+        assert.equal(line, String(expected), `line ${expected}`);
+        expected++;
+      }
+      args = next ? { remote_session_id: rs, ...next.args } : null;
+    }
+    assert.equal(expected, 40_001, 'every number exactly once, from the text blocks alone');
+    // A page larger than the text block names the call that reads it in pages that fit.
+    const big = await observe({ view: 'logs', execution_task_id: id, stdout_offset: start.args.stdout_offset });
+    assert.match(big.text, /last 16 KiB of this page shown here/);
+    const again = callAfter(big.text, 'in pages that fit here with ');
+    assert.ok(again, big.text.slice(0, 400));
+    assert.deepEqual(again.args, { ...start.args });
+  });
+
+  it('history pages to the end by its text blocks alone', async () => {
+    for (let i = 0; i < 5; i++) await run({ command: `echo history-${i}` });
+    const all = await observe({ view: 'history', tool: 'execute', limit: 200 });
+    let args: Record<string, unknown> | null = { remote_session_id: rs, view: 'history', tool: 'execute', limit: 2 };
+    let events = 0;
+    for (let pages = 1; args; pages++) {
+      assert.ok(pages < 200, 'the text calls make progress');
+      const page = await call('observe', args);
+      assert.doesNotMatch(page.text, /see actions/);
+      events += page.text.split('\n').filter((l) => /^#\d+ /.test(l)).length;
+      const next = moreCall(page.text);
+      assert.equal(next === null, page.env.actions.length === 0, page.text);
+      args = next ? { remote_session_id: rs, ...next.args } : null;
+    }
+    assert.equal(events, (all.env.data.events as unknown[]).length);
   });
 
   it('argv runs the exact vector: empty arguments, spaces and non-ASCII kept', async () => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { REPO_ROOT, TestHome } from './_harness/home.js';
 import { toolCaller, type ToolReply } from './_harness/tools.js';
+import { moreCall } from './_harness/text-calls.js';
 
 const TS = `import { formatName } from './util';
 
@@ -224,6 +225,31 @@ describe('code map: read(view="outline") and read(view="references") (issue 17)'
     assert.equal((second.env.data.definitions as unknown[]).length, 0, 'definitions come with the first page');
     const bad = await read({ view: 'references', query: 'two words' });
     assert.equal(bad.env.error?.code, 'BAD_REQUEST');
+  });
+
+  it('the map and references page to the end by their text blocks alone (the last line names the next call)', async () => {
+    // A client that gives the model only the text block (DESIGN §6.3) saw "(more: next_cursor)".
+    const follow = async (first: Record<string, unknown>, rows: RegExp): Promise<string[]> => {
+      const seen: string[] = [];
+      let args: Record<string, unknown> | null = { remote_session_id: rs, ...first };
+      for (let pages = 1; args; pages++) {
+        assert.ok(pages < 20, 'the text calls make progress');
+        const r = await call('read', args);
+        assert.equal(r.env.status, 'succeeded', r.text);
+        assert.doesNotMatch(r.text, /next_cursor|see actions/);
+        seen.push(...r.text.split('\n').filter((l) => rows.test(l)));
+        const next = moreCall(r.text);
+        assert.equal(next === null, r.env.actions.length === 0, `a next call in the text exactly when there is a next page: ${r.text}`);
+        if (next) assert.deepEqual({ remote_session_id: rs, ...next.args }, r.env.actions[0]!.arguments, 'the text names the action\'s call');
+        args = next ? { remote_session_id: rs, ...next.args } : null;
+      }
+      return seen;
+    };
+    const all = await read({ view: 'outline' });
+    const mapped = await follow({ view: 'outline', limit: 2 }, /^\S+ \[\w+, rank /);
+    assert.equal(mapped.length, all.env.data.total_files);
+    const uses = await follow({ view: 'references', query: 'formatName', limit: 4 }, /^(?!def )\S+:\d+: /);
+    assert.equal(uses.length, 9);
   });
 
   it('paging with a stale snapshot is refused with a fresh-start action', async () => {

@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { deflateSync } from 'node:zlib';
 import { FILE_TOOLS, FileToolsFixture, sha256 as sha, utf16le } from './_harness/files.js';
 import { toolCaller } from './_harness/tools.js';
+import { moreCall } from './_harness/text-calls.js';
 
 const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
   let c = n;
@@ -116,10 +117,20 @@ describe('read: workspace files, byte-exact facts (issue 4)', () => {
       assert.ok(++reads < 200, 'the text cursors make progress');
       const r = await call('read', args);
       assert.equal(r.env.status, 'succeeded', r.text);
+      const header = r.text.slice(0, r.text.indexOf('\n'));
       const body = r.text.slice(r.text.indexOf('\n') + 1);
       const note = /\[… the text block shows the first (\d+) of \d+ bytes(?:; continue the text with read\(path="paging.txt", offset=(-?\d+)(?:, line_byte_offset=(\d+))?\))?; the whole window/.exec(body);
       if (note) {
         assert.ok(note[2] !== undefined, `a cut text block names where its text ends: ${body.slice(-300)}`);
+        // The header names the lines the text block shows, and the window's apart (fresh-user
+        // review: it said "lines 1-8643" while the text showed 1-608 and went on at 608).
+        const range = /^paging\.txt · (?:lines (\d+)-(\d+)(, the last in part)?|part of line (\d+)) \(of a (\d+)-(\d+) window\) of \d+ · /.exec(header);
+        assert.ok(range, `the header of a cut text block says what it shows: ${header}`);
+        const shownEnd = Number(range[2] ?? range[4]);
+        const inPart = range[3] !== undefined || range[4] !== undefined;
+        assert.equal(Number(note[2]), inPart ? shownEnd - 1 : shownEnd, `the footer goes on after the shown lines: ${header} / ${body.slice(-200)}`);
+        assert.equal(note[3] !== undefined, inPart, `a line shown in part continues inside it: ${header}`);
+        assert.ok(shownEnd <= Number(range[6]) && Number(range[6]) <= r.env.data.end_line, 'the window is structuredContent\'s');
         text += Buffer.from(body).subarray(0, Number(note[1])).toString('utf8');
         args = { remote_session_id: rs, path: 'paging.txt', offset: Number(note[2]), ...(note[3] ? { line_byte_offset: Number(note[3]) } : {}) };
       } else {
@@ -251,6 +262,38 @@ describe('read: workspace files, byte-exact facts (issue 4)', () => {
     assert.deepEqual((re.env.data.matches as { path: string }[]).map((m) => m.path), ['srch/f10.ts', 'srch/f11.ts']);
     const md = await call('read', { remote_session_id: rs, view: 'search', path: 'srch', query: 'needle', case_sensitive: false, exclude: ['*.ts'] });
     assert.deepEqual((md.env.data.matches as { path: string }[]).map((m) => m.path), ['srch/notes.md']);
+  });
+
+  it('search and list page to the end by their text blocks alone: the last line names the exact next call', async () => {
+    // A client that gives the model only the text block (DESIGN §6.3) saw "(more: next_cursor)"
+    // while the cursor itself was only in structuredContent.
+    for (let i = 0; i < 7; i++) w(`tsrch/f${i}.ts`, `// FINDME ${i}\n`);
+    const follow = async (first: Record<string, unknown>, rows: (text: string) => string[]): Promise<{ rows: string[]; pages: number }> => {
+      const seen: string[] = [];
+      let args: Record<string, unknown> | null = first;
+      let pages = 0;
+      while (args) {
+        assert.ok(++pages < 20, 'the text calls make progress');
+        const r = await call('read', args);
+        assert.equal(r.env.status, 'succeeded', r.text);
+        seen.push(...rows(r.text));
+        const next = moreCall(r.text);
+        assert.equal(next === null, r.env.actions.length === 0, `a next call in the text exactly when there is a next page: ${r.text}`);
+        if (next) {
+          assert.equal(next.tool, 'read');
+          assert.deepEqual({ remote_session_id: rs, ...next.args }, r.env.actions[0]!.arguments, 'the text names the action\'s call');
+        }
+        args = next ? { remote_session_id: rs, ...next.args } : null;
+      }
+      return { rows: seen, pages };
+    };
+    const search = await follow({ remote_session_id: rs, view: 'search', path: 'tsrch', query: 'FINDME', limit: 3 }, (t) => t.split('\n').filter((l) => /^tsrch\/f\d\.ts:1:/.test(l)));
+    assert.equal(search.pages, 3);
+    assert.deepEqual(search.rows.map((l) => l.slice(0, 'tsrch/f0.ts'.length)), Array.from({ length: 7 }, (_, i) => `tsrch/f${i}.ts`));
+    const files = await follow({ remote_session_id: rs, view: 'list', path: 'tsrch', limit: 2 }, (t) => t.split('\n').filter((l) => /^tsrch\/f\d\.ts$/.test(l)));
+    assert.equal(files.rows.length, 7);
+    const entries = await follow({ remote_session_id: rs, view: 'list', mode: 'entries', path: 'tsrch', limit: 4 }, (t) => t.split('\n').filter((l) => /^f\d\.ts /.test(l)));
+    assert.equal(entries.rows.length, 7);
   });
 
   it('list: files (recursive, paged) and entries (one level, kinds, policy-filtered count)', async () => {

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
 import { isAlive, pollUntil, TestHome } from './_harness/home.js';
-import { httpClient, openSession, ownerToken, run, startAdapter, stdioClient, type AdapterProcess, type EraMode } from './_harness/mcp-adapter.js';
+import { callTool, httpClient, openSession, ownerToken, run, startAdapter, stdioClient, type AdapterProcess, type EraMode } from './_harness/mcp-adapter.js';
+import { callAfter } from './_harness/text-calls.js';
 
 /**
  * The adapter is stateless (DESIGN §1, issue 3): a session opened through one adapter survives a
@@ -114,5 +115,52 @@ describe('stdio: kill -9 of the adapter and restart-daemon keep the shell', () =
     clients.push(c2.client);
     pids.push(c2.transport.pid!);
     assert.equal((await openSession(c2.client, { remote_session_id: s.id })).shellPid, shell);
+  });
+});
+
+describe('resume while a command still runs: the text block names it and the call that picks it up', () => {
+  const h = new TestHome();
+  const adapters: AdapterProcess[] = [];
+  const clients: Client[] = [];
+  before(() => h.startDaemon());
+  after(async () => {
+    for (const c of clients) await c.close().catch(() => undefined);
+    for (const a of adapters) await a.kill9();
+    await h.cleanup();
+  });
+
+  it('after kill -9 of the adapter, session(open) and observe(view="session") name the foreground task and the background count', async () => {
+    // A client that gives the model only the text block (DESIGN §6.3) read "Resumed session … cwd …"
+    // and nothing about the command it had left running.
+    const a1 = await startAdapter(h);
+    adapters.push(a1);
+    const token = ownerToken(h);
+    const c1 = await httpClient(a1.url, token, 'auto');
+    clients.push(c1);
+    const s = await openSession(c1, { workspace: 'ws' });
+    const bg = await callTool(c1, 'execute', { remote_session_id: s.id, command: 'sleep 120', background: true });
+    const bgId = bg.env.data!.execution_task_id as string;
+    const fg = await callTool(c1, 'execute', { remote_session_id: s.id, command: 'sleep 120 # still here', yield_time_ms: 300 });
+    assert.equal(fg.env.status, 'accepted', fg.text);
+    const fgId = fg.env.data!.execution_task_id as string;
+    await a1.kill9();
+
+    const a2 = await startAdapter(h);
+    adapters.push(a2);
+    const c2 = await httpClient(a2.url, token, 'auto');
+    clients.push(c2);
+    const resumed = await callTool(c2, 'session', { action: 'open', remote_session_id: s.id });
+    assert.equal(resumed.isError, false, resumed.text);
+    assert.match(resumed.text, new RegExp(`Still running in the terminal: ${fgId} \`sleep 120 # still here\``));
+    const attach = callAfter(resumed.text, 'pick it up with ');
+    assert.deepEqual(attach, { tool: 'execute', args: { action: 'attach', execution_task_id: fgId } });
+    assert.match(resumed.text, /\n1 background task running/);
+    assert.deepEqual(resumed.env.actions[0]!.arguments, { action: 'attach', remote_session_id: s.id, execution_task_id: fgId });
+
+    const view = await callTool(c2, 'observe', { view: 'session', remote_session_id: s.id });
+    assert.match(view.text, new RegExp(`In the terminal: ${fgId} \`sleep 120 # still here\``));
+    assert.deepEqual(callAfter(view.text, 'attach with '), { tool: 'execute', args: { action: 'attach', execution_task_id: fgId } });
+
+    for (const id of [fgId, bgId]) await callTool(c2, 'execute', { action: 'stop', remote_session_id: s.id, execution_task_id: id });
   });
 });

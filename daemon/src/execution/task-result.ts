@@ -1,12 +1,22 @@
 import { OutputLimits } from '@holdfast/shared/protocol';
 import { parseDiagnostics, type Diagnostic, type DiagnosticFormat } from '../diagnostics/index.js';
 import type { TaskRow } from '../store/tasks-repo.js';
-import { action, outcome, type ToolOutcome } from '../tools/envelope.js';
+import { action, callText, outcome, type ToolOutcome } from '../tools/envelope.js';
 import type { ByteSource } from './byte-source.js';
 import { capHead, headDroppedMarker, renderTail, taskLogUri, type RenderedRange } from './rendered-output.js';
 
 /** Output repeated in the result's text block at most (the full capped text is in `data`), bytes. */
 export const TEXT_BLOCK_OUTPUT_MAX_BYTES = OutputLimits.TEXT_BLOCK_MAX_BYTES;
+/**
+ * `max_bytes` of an `observe(view="logs")` page whose text fits the text block whole, for `streams`
+ * streams (1: a terminal command, 2: a piped task's stdout and stderr), bytes: what the text notes
+ * offer a client that shows the model only the text block (DESIGN §6.3). Rendering only removes
+ * bytes (escape sequences, `\r` overwrites); 1 KiB is left for the headers.
+ */
+export function logsTextPageBytes(streams: number): number {
+  return Math.floor((TEXT_BLOCK_OUTPUT_MAX_BYTES - 1024) / Math.max(1, streams));
+}
+
 /** Screen lines shown in the text block while a command awaits input. */
 const SCREEN_LINES_SHOWN = 20;
 
@@ -139,7 +149,12 @@ export async function describeTask(f: TaskFacts): Promise<DescribedTask> {
   if (truncated) continuation.push(action('observe', { view: 'logs', remote_session_id: rs, execution_task_id: row.id, stdout_offset: row.kind === 'foreground' ? (row.pty_start ?? 0) : 0 }, 'read the whole output from its start'));
 
   const tail = capHead(shown, TEXT_BLOCK_OUTPUT_MAX_BYTES);
-  const tailNote = tail.cut ? `[… last ${TEXT_BLOCK_OUTPUT_MAX_BYTES / 1024} KiB shown here; ${truncated ? 'see' : 'full text in'} structuredContent.data${truncated ? ` and ${uri}` : ''}]\n` : '';
+  // A text-only client (DESIGN §6.3) gets the call that reads the whole output from its start in
+  // pages whose text block holds them whole.
+  const fromStart = action('observe', { view: 'logs', remote_session_id: rs, execution_task_id: row.id, stdout_offset: row.kind === 'foreground' ? (row.pty_start ?? 0) : 0, max_bytes: logsTextPageBytes(row.kind === 'foreground' ? 1 : 2) }, 'read the output from its start');
+  const tailNote = tail.cut
+    ? `[… last ${TEXT_BLOCK_OUTPUT_MAX_BYTES / 1024} KiB shown here; the whole output from its start, page by page: ${callText(fromStart)}; ${truncated ? 'the last 64 KiB are in' : 'full text in'} structuredContent.data${truncated ? `, the log is ${uri}` : ''}]\n`
+    : '';
 
   if (f.awaitingInput) {
     data.screen = f.screen ?? '';

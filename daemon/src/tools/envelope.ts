@@ -86,6 +86,24 @@ export function action(tool: string, args: Record<string, unknown>, reason: stri
   return { tool, arguments: args, reason };
 }
 
+/**
+ * An action as the call a model types, for the text block (DESIGN §6.3; many clients give the model
+ * only the text block, not `structuredContent.actions`): `read(view="search", query="x", cursor="…")`.
+ * Every argument is given, JSON-encoded, in the action's order, except `remote_session_id` (the one
+ * the caller passes to every call of the session, as the other text notes leave it out).
+ */
+export function callText(a: ResultAction): string {
+  const args = Object.entries(a.arguments)
+    .filter(([k, v]) => k !== 'remote_session_id' && v !== undefined)
+    .map(([k, v]) => `${k}=${JSON.stringify(v)}`);
+  return `${a.tool}(${args.join(', ')})`;
+}
+
+/** The last line of a paged text block: `[more: read(view="search", …, cursor="…")]` (see {@link callText}); '' without a next page. */
+export function moreLine(next: ResultAction | undefined): string {
+  return next ? `\n[more: ${callText(next)}]` : '';
+}
+
 /** Throws a BAD_REQUEST about one argument. */
 export function badArgument(message: string): never {
   throw new HoldfastError('BAD_REQUEST', message);

@@ -2,7 +2,7 @@ import type { SessionView } from '@holdfast/shared/control';
 import type { GuardianStatus } from '@holdfast/shared/protocol';
 import { HoldfastError } from '@holdfast/shared/errors';
 import { describeRcSkipped } from '@holdfast/shared/protocol';
-import type { sessionTool } from '@holdfast/shared/tools';
+import type { ResultAction, sessionTool } from '@holdfast/shared/tools';
 import type * as z from 'zod';
 import { requireSessionAccess } from '../sessions/access.js';
 import { grantRole, handOff, revokeRole, type RoleChange } from '../sessions/roles.js';
@@ -11,7 +11,7 @@ import { discoverSkills } from '../extensions/skills/discovery.js';
 import type { ToolContext } from './context.js';
 import { liveServerViews } from './mcp-tool/upstream-link.js';
 import { sessionSkillRoots } from './skill-tool/index.js';
-import { action, failure, outcome, type ToolOutcome } from './envelope.js';
+import { action, callText, failure, outcome, type ToolOutcome } from './envelope.js';
 import { progressView } from './progress.js';
 
 type Args = z.output<typeof sessionTool.input>;
@@ -92,16 +92,54 @@ export async function sessionHandler(args: Args, ctx: ToolContext): Promise<Tool
   const verb = args.remote_session_id ? 'Resumed' : created ? 'Opened new' : 'Attached to live';
   const role = sessions.roleOf(sessions.requireExisting(session.remote_session_id), principal);
   // Where the shell is now: another conversation may have moved it (`cd src`), issue 8.
-  const cwd = await sessions.status(session.remote_session_id).then((st) => st.cwd, () => null);
+  const st = await sessions.status(session.remote_session_id).catch(() => null);
+  const cwd = st?.cwd ?? null;
   const moved = cwd !== null && cwd !== session.workspace_root ? ` The shell is in ${cwd}, not the workspace root.` : '';
   const inventory = await extensionInventory(session.remote_session_id, ctx);
   const extras = inventory ? inventoryText(inventory) : '';
-  const text = `${verb} session ${session.remote_session_id} on ${session.workspace} (${session.workspace_root}), shell pid ${session.shell_pid}, cwd ${cwd ?? 'unknown'}${sandboxPhrase(session)}${role === 'owner' || role === null ? '' : `; your role: ${role}`}.${moved}${extras}${shellNote(session)}`;
-  return outcome(created ? 'session.created' : 'session.attached', 'succeeded', { ...sessionData(session, ctx), role, cwd, ...(inventory ? { extension_inventory: inventory } : {}) }, text, {
-    context: { remote_session_id: session.remote_session_id },
-    hints: { created, ...(session.rc_skipped ? { rc_skipped: true } : {}) },
-    actions: [action('execute', { remote_session_id: session.remote_session_id, command: 'pwd' }, 'run a command in the session')],
-  });
+  const running = st ? runningWork(st, session.remote_session_id, ctx) : null;
+  const text = `${verb} session ${session.remote_session_id} on ${session.workspace} (${session.workspace_root}), shell pid ${session.shell_pid}, cwd ${cwd ?? 'unknown'}${sandboxPhrase(session)}${role === 'owner' || role === null ? '' : `; your role: ${role}`}.${moved}${running?.text ?? ''}${extras}${shellNote(session)}`;
+  const runCommand = action('execute', { remote_session_id: session.remote_session_id, command: 'pwd' }, 'run a command in the session');
+  return outcome(
+    created ? 'session.created' : 'session.attached',
+    'succeeded',
+    { ...sessionData(session, ctx), role, cwd, ...(running ? { foreground: running.foreground, background_tasks_running: running.background } : {}), ...(inventory ? { extension_inventory: inventory } : {}) },
+    text,
+    {
+      context: { remote_session_id: session.remote_session_id },
+      hints: { created, ...(session.rc_skipped ? { rc_skipped: true } : {}) },
+      actions: running?.attach ? [running.attach, runCommand] : [runCommand],
+    },
+  );
+}
+
+/** The first line of a command, at most 80 characters (`…` when cut). */
+export function commandHead(command: string): string {
+  const line = command.split('\n', 1)[0]!;
+  const head = line.length > 80 ? `${line.slice(0, 79)}…` : line;
+  return head !== command ? (head.endsWith('…') ? head : `${head} …`) : head;
+}
+
+/**
+ * What runs in a session its opener must know about (fresh-user review: a resume after the adapter
+ * died while a command ran said only where the shell is): the terminal's foreground command with
+ * the `execute(action="attach")` call that picks it up (an execution task of this session; a line
+ * typed through `input` has no task to attach to), and the count of running background tasks.
+ */
+function runningWork(st: GuardianStatus, sessionId: string, ctx: ToolContext): {
+  text: string;
+  foreground: { execution_task_id: string; command: string } | null;
+  background: number;
+  attach: ResultAction | null;
+} {
+  const fg = st.foreground?.state === 'running' ? st.foreground : null;
+  const background = st.tasks.filter((t) => t.state === 'running').length;
+  const task = fg ? ctx.services.execution.tasks.get(fg.id) : undefined;
+  const attach = fg && task?.session_id === sessionId ? action('execute', { action: 'attach', remote_session_id: sessionId, execution_task_id: fg.id }, 'wait for the command still running in the terminal') : null;
+  const lines: string[] = [];
+  if (fg) lines.push(`Still running in the terminal: ${fg.id} \`${commandHead(fg.command)}\`${attach ? `; pick it up with ${callText(attach)}` : ''}.`);
+  if (background > 0) lines.push(`${background} background task${background === 1 ? '' : 's'} running (observe(view="session") lists them).`);
+  return { text: lines.map((l) => `\n${l}`).join(''), foreground: fg ? { execution_task_id: fg.id, command: fg.command } : null, background, attach };
 }
 
 /** How long reset_shell waits for the new shell's first prompt (rc files, then the --norc fallback), ms. */

@@ -1,5 +1,5 @@
 import type { ToolContext } from '../context.js';
-import { action, outcome, type ToolOutcome } from '../envelope.js';
+import { action, moreLine, outcome, type ToolOutcome } from '../envelope.js';
 import type { ObserveArgs } from './index.js';
 import { requireSessionAccess } from '../../sessions/access.js';
 
@@ -46,5 +46,5 @@ export function historyView(args: ObserveArgs, ctx: ToolContext): ToolOutcome {
   const { after_seq: _a, before_seq: _b, ...rest } = args;
   const actions = more ? [action('observe', { ...rest, view: 'history', ...(newest ? { before_seq: last } : { after_seq: last }) }, newest ? 'older events' : 'next page')] : [];
   const lines = events.map((e) => `#${e.seq} ${e.at} ${e.kind}${e.tool ? ` ${e.tool}` : ''}${e.status ? ` ${e.status}` : ''}`);
-  return outcome('observe.history', 'succeeded', data, `${events.length} events, ${order} first${more ? ' (more: see actions)' : ''}\n${lines.join('\n')}`, { context: { remote_session_id: session.id }, actions });
+  return outcome('observe.history', 'succeeded', data, `${events.length} events, ${order} first${more ? ' (more: see the last line)' : ''}\n${lines.join('\n')}${moreLine(actions[0])}`, { context: { remote_session_id: session.id }, actions });
 }

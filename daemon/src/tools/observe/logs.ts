@@ -1,12 +1,12 @@
 import type { OutputSource } from '@holdfast/shared/protocol';
 import { diskSource, guardianSource, type ByteSource } from '../../execution/byte-source.js';
 import { capHead, taskLogUri } from '../../execution/rendered-output.js';
-import { TEXT_BLOCK_OUTPUT_MAX_BYTES } from '../../execution/task-result.js';
+import { logsTextPageBytes, TEXT_BLOCK_OUTPUT_MAX_BYTES } from '../../execution/task-result.js';
 import { requireTaskRow } from '../../execution/task-lookup.js';
 import { renderTerminalText } from '../../render/terminal-text.js';
 import type { TaskRow } from '../../store/tasks-repo.js';
 import type { ToolContext } from '../context.js';
-import { action, outcome, type ToolOutcome } from '../envelope.js';
+import { action, callText, moreLine, outcome, type ToolOutcome } from '../envelope.js';
 import type { ObserveArgs } from './index.js';
 import { requireSessionAccess } from '../../sessions/access.js';
 
@@ -82,7 +82,22 @@ export async function logsView(args: ObserveArgs, ctx: ToolContext): Promise<Too
   const shown = pages.map((p, i) => (streams.length > 1 ? `[${streams[i]!.name} ${p.offset}..${p.next_offset}]\n` : '') + p.text).join('\n');
   const tail = capHead(shown, TEXT_BLOCK_OUTPUT_MAX_BYTES);
   const head = `${row.id} ${row.state}: bytes ${pages.map((p, i) => `${streams[i]!.name} ${p.offset}..${p.next_offset}${p.end !== null ? ` of ${p.end}` : ''}`).join(', ')}${complete ? ' (all read)' : ''}`;
-  return outcome('observe.logs', 'succeeded', data, `${head}\n${tail.cut ? `[… last ${TEXT_BLOCK_OUTPUT_MAX_BYTES / 1024} KiB of this page shown here; the page is in structuredContent.data]\n` : ''}${tail.text}`, {
+  // What a client that shows the model only the text block (DESIGN §6.3) calls next: the next page,
+  // or — when this page's text was cut — this page again in pages that fit the text block.
+  let note = '';
+  let more = '';
+  if (tail.cut) {
+    const again = action(
+      'observe',
+      { view: 'logs', remote_session_id: rs, execution_task_id: row.id, stdout_offset: pages[0]!.offset, ...(pages[1] ? { stderr_offset: pages[1].offset } : {}), max_bytes: logsTextPageBytes(streams.length) },
+      'this page in smaller pages',
+    );
+    note = `[… last ${TEXT_BLOCK_OUTPUT_MAX_BYTES / 1024} KiB of this page shown here; the page is in structuredContent.data; read it in pages that fit here with ${callText(again)}]\n`;
+  } else {
+    more = moreLine(actions[0]);
+  }
+  const body = `${tail.text}${more.slice(tail.text === '' || tail.text.endsWith('\n') ? 1 : 0)}`;
+  return outcome('observe.logs', 'succeeded', data, `${head}\n${note}${body}`, {
     context: { remote_session_id: rs, execution_task_id: row.id },
     actions,
   });

@@ -1,8 +1,8 @@
 import { commandScreen } from '../../execution/command-screen.js';
 import { taskSummary } from '../../execution/task-lookup.js';
 import type { ToolContext } from '../context.js';
-import { sandboxPhrase } from '../session.js';
-import { action, outcome, type ToolOutcome } from '../envelope.js';
+import { commandHead, sandboxPhrase } from '../session.js';
+import { action, callText, outcome, type ToolOutcome } from '../envelope.js';
 import type { ObserveArgs } from './index.js';
 import { requireSessionAccess } from '../../sessions/access.js';
 
@@ -44,7 +44,10 @@ export async function sessionView(args: ObserveArgs, ctx: ToolContext): Promise<
     tasks,
   };
   const running = tasks.filter((t) => t.state === 'running').length;
-  const text = `Session ${row.id} is ${view.state}${st ? ` (shell pid ${st.shell.pid}, cwd ${st.cwd ?? '?'}${st.clock.busy ? ', busy' : ''}${sandboxPhrase(view)})` : ''}; ${tasks.length} recent tasks, ${running} running.${fg ? `\nIn the terminal: ${fg.command}${awaiting ? ' (waiting for input)' : ''}` : ''}${screen ? `\nIts screen:\n${screen}` : ''}`;
   const actions = fg ? [action('execute', { action: 'attach', remote_session_id: row.id, execution_task_id: fg.id }, 'wait for the command in the terminal')] : [];
+  // The foreground task's id and the call that picks it up, in the text too (DESIGN §6.3: many
+  // clients give the model only the text block).
+  const inTerminal = fg ? `\nIn the terminal: ${fg.id} \`${commandHead(fg.command)}\`${awaiting ? ' (waiting for input)' : ''}; attach with ${callText(actions[0]!)}.` : '';
+  const text = `Session ${row.id} is ${view.state}${st ? ` (shell pid ${st.shell.pid}, cwd ${st.cwd ?? '?'}${st.clock.busy ? ', busy' : ''}${sandboxPhrase(view)})` : ''}; ${tasks.length} recent tasks, ${running} running.${inTerminal}${screen ? `\nIts screen:\n${screen}` : ''}`;
   return outcome('observe.session', 'succeeded', data, text, { context: { remote_session_id: row.id }, actions });
 }

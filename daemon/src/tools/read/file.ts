@@ -171,13 +171,17 @@ export async function readFile(ws: FileWorkspace, raw: ReadItem, opts: ReadFileO
       if (Number.isFinite(pos.limit) && item.start_line === undefined && item.end_line === undefined) args.limit = pos.limit;
       next = action('read', args, w.next.line_byte_offset > 0 ? 'continue inside the long line' : 'read the next window');
     }
+    const block = textBlockHead(w.content);
+    // The header names the lines the text block shows (its footer continues after them), and the
+    // window's when the block shows only its head (fresh-user review: text and footer agree).
     const range = w.beyondEnd
       ? `no line ${pos.offset + 1} (${total} lines)`
-      : startLine !== null
-        ? `lines ${startLine}-${endLine}${total !== null ? ` of ${total}` : ''}`
-        : `last ${w.lines} lines`;
+      : block.cut
+        ? shownRange(block.head, startLine, endLine, w.lines, total)
+        : startLine !== null
+          ? `lines ${startLine}-${endLine}${total !== null ? ` of ${total}` : ''}`
+          : `last ${w.lines} lines`;
     const header = `${p.rel} · ${range} · ${formatSummary(facts)} · sha256 ${shaText(facts.sha256)}`;
-    const block = textBlockHead(w.content);
     let body: string;
     if (block.cut) {
       // The text block shows only the head of the window: its cursor continues where the shown
@@ -229,6 +233,23 @@ export function textBlockContent(content: string): string {
   const { head, cut } = textBlockHead(content);
   if (!cut) return content;
   return `${head}${head.endsWith('\n') ? '' : '\n'}[… the text block shows the first ${Buffer.byteLength(head)} of ${Buffer.byteLength(content)} bytes; the whole window is in structuredContent.data.content]`;
+}
+
+/**
+ * The header range of a window whose text block shows only its `head` (the window holds lines
+ * `start`-`end`, or the last `windowLines` lines when `start` is null): `lines 1-608 (of a 1-8643
+ * window) of 14330`, `lines 1-608, the last in part (…)` when the head ends inside a line, `part of
+ * line 7 (…)` when it holds no whole line. The text block's footer continues right after the head.
+ */
+export function shownRange(head: string, start: number | null, end: number | null, windowLines: number, total: number | null): string {
+  const nl = head.lastIndexOf('\n');
+  const whole = nl === -1 ? 0 : lineCount(head.slice(0, nl + 1));
+  const partial = head.length > nl + 1;
+  const shown = whole + (partial ? 1 : 0);
+  if (start === null) return `the first ${shown}${partial ? ' (the last in part)' : ''} of the last ${windowLines} lines`;
+  const last = start + shown - 1;
+  const lines = whole === 0 ? `part of line ${start}` : `lines ${start}-${last}${partial ? ', the last in part' : ''}`;
+  return `${lines} (of a ${start}-${end ?? start} window)${total !== null ? ` of ${total}` : ''}`;
 }
 
 /** Lines of LF-normalised text (a final `\n` ends the last line, it does not open one). */

@@ -8,7 +8,7 @@ import { kindOf, listingKind, notFound } from '../../files/file-kind.js';
 import type { ResolvedPath } from '../../files/workspace-path.js';
 import { comparePaths } from '../../files/search/path-order.js';
 import { deniedBy } from '../../policy/files.js';
-import { action, outcome, type ToolOutcome } from '../envelope.js';
+import { action, moreLine, outcome, type ToolOutcome } from '../envelope.js';
 import { fileContext, resolveForRead, type FileWorkspace } from '../file-access.js';
 import { decodeCursor, encodeCursor, queryFingerprint } from './cursor.js';
 
@@ -41,9 +41,10 @@ export async function readList(ws: FileWorkspace, args: Args, signal: AbortSigna
     const next_cursor = offset + limit < r.files.length ? encodeCursor(offset + limit, fp) : null;
     const data = { path: scope.rel, mode, engine: r.engine, files: page, offset, total: r.complete ? r.files.length : null, complete: r.complete, next_cursor };
     const head = `${data.total ?? `${r.files.length}+`} files under ${scope.rel || 'the workspace'}${page.length < r.files.length ? `; showing ${offset + 1}-${offset + page.length}` : ''}:`;
-    return outcome('read.list', 'succeeded', data, page.length > 0 ? `${head}\n${page.join('\n')}` : `No files under ${scope.rel || 'the workspace'}.`, {
+    const actions = nextAction(next_cursor);
+    return outcome('read.list', 'succeeded', data, page.length > 0 ? `${head}\n${page.join('\n')}${moreLine(actions[0])}` : `No files under ${scope.rel || 'the workspace'}.`, {
       context: fileContext(ws, args.purpose),
-      actions: nextAction(next_cursor),
+      actions,
     });
   }
 
@@ -104,5 +105,6 @@ function listEntries(ws: FileWorkspace, args: Args, scope: ResolvedPath, dir: Di
   const data = { path: scope.rel, mode, entries: page, offset, total: visible.length, entries_complete: complete && offset === 0, entries_policy_filtered: filtered, next_cursor };
   const lines = page.map((e) => `${e.kind === 'directory' ? `${e.name}/` : e.name}${e.kind === 'symlink' ? ` -> ${e.link_target ?? '?'}` : ''}${e.size !== undefined ? `  (${e.size} bytes)` : ''}`);
   const head = `${scope.rel || '.'}: ${visible.length} entries${filtered > 0 ? ` (${filtered} hidden by policy)` : ''}${complete && offset === 0 ? '' : `; showing ${offset + 1}-${offset + page.length}`}`;
-  return outcome('read.list', 'succeeded', data, `${head}\n${lines.join('\n')}`, { context: fileContext(ws, args.purpose), actions: nextAction(next_cursor) });
+  const actions = nextAction(next_cursor);
+  return outcome('read.list', 'succeeded', data, `${head}\n${lines.join('\n')}${moreLine(actions[0])}`, { context: fileContext(ws, args.purpose), actions });
 }

@@ -6,7 +6,7 @@ import type * as z from 'zod';
 import { SUPPORTED_EXTENSIONS } from '../../files/code-map/languages.js';
 import type { CodeSymbol, OutlineResult } from '../../files/code-map/types.js';
 import type { ResolvedPath } from '../../files/workspace-path.js';
-import { action, outcome, type ToolOutcome } from '../envelope.js';
+import { action, moreLine, outcome, type ToolOutcome } from '../envelope.js';
 import { fileContext, resolveForRead, type FileWorkspace } from '../file-access.js';
 import { ByteBudget, nextPage, skippedPhrase, staleCursor, symbolData, symbolLine } from './code-map-page.js';
 import { decodeSnapshotCursor, encodeCursor, queryFingerprint } from './cursor.js';
@@ -81,10 +81,11 @@ async function fileOutline(ws: FileWorkspace, args: Args, target: ResolvedPath):
     snapshot: r.snapshot,
     next_cursor,
   };
-  const range = offset > 0 || next_cursor ? `; showing ${offset + 1}-${end}${next_cursor ? ' (more: next_cursor)' : ''}` : '';
+  const range = offset > 0 || next_cursor ? `; showing ${offset + 1}-${end}${next_cursor ? ' (more: see the last line)' : ''}` : '';
   const capped = data.symbols_capped ? ` (the first ${CodeMapLimits.OUTLINE_SYMBOLS_MAX} are listed)` : '';
   const head = `${target.rel} [${r.language}, ${r.total_lines} lines]: ${r.total_symbols} definitions${capped}${range}`;
-  return outcome('read.outline', 'succeeded', data, lines.length > 0 ? `${head}\n${lines.join('\n')}` : head, { context, actions: next_cursor ? [nextPage(args, next_cursor)] : [] });
+  const actions = next_cursor ? [nextPage(args, next_cursor)] : [];
+  return outcome('read.outline', 'succeeded', data, `${lines.length > 0 ? `${head}\n${lines.join('\n')}` : head}${moreLine(actions[0])}`, { context, actions });
 }
 
 async function workspaceMap(ws: FileWorkspace, args: Args, scope: ResolvedPath): Promise<ToolOutcome> {
@@ -136,6 +137,7 @@ async function workspaceMap(ws: FileWorkspace, args: Args, scope: ResolvedPath):
   const head =
     m.files.length === 0
       ? `No source files (${SUPPORTED_EXTENSIONS.map((e) => `.${e}`).join(' ')}) under ${where}${skippedPhrase(m.skipped)}${notScanned}.`
-      : `Map of ${where}: ${m.files.length} source files, the most used first; files ${offset + 1}-${end}${next_cursor ? ' (more: next_cursor)' : ''}${skippedPhrase(m.skipped)}${notScanned}.`;
-  return outcome('read.map', 'succeeded', data, blocks.length > 0 ? `${head}\n${blocks.join('\n')}` : head, { context: fileContext(ws, args.purpose), actions: next_cursor ? [nextPage(args, next_cursor)] : [] });
+      : `Map of ${where}: ${m.files.length} source files, the most used first; files ${offset + 1}-${end}${next_cursor ? ' (more: see the last line)' : ''}${skippedPhrase(m.skipped)}${notScanned}.`;
+  const actions = next_cursor ? [nextPage(args, next_cursor)] : [];
+  return outcome('read.map', 'succeeded', data, `${blocks.length > 0 ? `${head}\n${blocks.join('\n')}` : head}${moreLine(actions[0])}`, { context: fileContext(ws, args.purpose), actions });
 }

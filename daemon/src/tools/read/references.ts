@@ -3,7 +3,7 @@ import { HoldfastError } from '@holdfast/shared/errors';
 import type { readTool } from '@holdfast/shared/tools';
 import type * as z from 'zod';
 import type { NameHit } from '../../files/code-map/types.js';
-import { outcome, type ToolOutcome } from '../envelope.js';
+import { moreLine, outcome, type ToolOutcome } from '../envelope.js';
 import { fileContext, resolveForRead, type FileWorkspace } from '../file-access.js';
 import { ByteBudget, nextPage, skippedPhrase, staleCursor } from './code-map-page.js';
 import { decodeSnapshotCursor, encodeCursor, queryFingerprint } from './cursor.js';
@@ -73,10 +73,11 @@ export async function readReferences(ws: FileWorkspace, args: Args): Promise<Too
     next_cursor,
   };
   const where = scope.rel ? ` under ${scope.rel}` : '';
-  const range = r.uses.length > 0 ? `; uses ${offset + 1}-${end}${next_cursor ? ' (more: next_cursor)' : ''}` : '';
+  const range = r.uses.length > 0 ? `; uses ${offset + 1}-${end}${next_cursor ? ' (more: see the last line)' : ''}` : '';
   const head = `${r.name}${where}: ${r.definitions.length} definitions, ${r.uses.length} uses in ${files} files (${MATCHING})${range}${skippedPhrase(r.skipped)}${r.complete ? '' : `; walk stopped after ${CodeMapLimits.SCAN_FILES_MAX} files`}.`;
-  return outcome('read.references', 'succeeded', data, lines.length > 0 ? `${head}\n${lines.join('\n')}` : head, {
+  const actions = next_cursor ? [nextPage(args, next_cursor)] : [];
+  return outcome('read.references', 'succeeded', data, `${lines.length > 0 ? `${head}\n${lines.join('\n')}` : head}${moreLine(actions[0])}`, {
     context: fileContext(ws, args.purpose),
-    actions: next_cursor ? [nextPage(args, next_cursor)] : [],
+    actions,
   });
 }

@@ -3,7 +3,7 @@ import { HoldfastError } from '@holdfast/shared/errors';
 import type { readTool } from '@holdfast/shared/tools';
 import type * as z from 'zod';
 import type { SearchMatch } from '../../files/search/types.js';
-import { action, outcome, type ToolOutcome } from '../envelope.js';
+import { action, moreLine, outcome, type ToolOutcome } from '../envelope.js';
 import { fileContext, resolveForRead, type FileWorkspace } from '../file-access.js';
 import { decodeCursor, encodeCursor, queryFingerprint } from './cursor.js';
 
@@ -51,7 +51,7 @@ export async function readSearch(ws: FileWorkspace, args: Args, signal: AbortSig
   const actions = next_cursor ? [action('read', { remote_session_id: rs, ...rest, cursor: next_cursor }, 'next page of matches')] : [];
   const head = page.length === 0
     ? `No match for ${JSON.stringify(args.query)} in ${scope.rel || 'the workspace'}.`
-    : `${data.total ?? `${offset + page.length}+`} matching lines for ${JSON.stringify(args.query)}${scope.rel ? ` in ${scope.rel}` : ''}; showing ${offset + 1}-${offset + page.length}${more ? ' (more: next_cursor)' : ''}:`;
+    : `${data.total ?? `${offset + page.length}+`} matching lines for ${JSON.stringify(args.query)}${scope.rel ? ` in ${scope.rel}` : ''}; showing ${offset + 1}-${offset + page.length}${more ? ' (more: see the last line)' : ''}:`;
   const body = page.map(render).join(contextLines > 0 ? '\n--\n' : '\n');
-  return outcome('read.search', 'succeeded', data, body ? `${head}\n${body}` : head, { context: fileContext(ws, args.purpose), actions });
+  return outcome('read.search', 'succeeded', data, `${body ? `${head}\n${body}` : head}${moreLine(actions[0])}`, { context: fileContext(ws, args.purpose), actions });
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { OutputLimits } from '@holdfast/shared/constants';
-import { headContinuation, textBlockContent } from './file.js';
+import { headContinuation, shownRange, textBlockContent } from './file.js';
 
 describe('read: the text block never mirrors a large window (DESIGN §6.3)', () => {
   it('keeps small content whole', () => {
@@ -30,5 +30,14 @@ describe('read: the cursor after a text block head (headContinuation)', () => {
     assert.deepEqual(headContinuation({ firstLine: null, partialFirst: false }, { offset: -50, lineByteOffset: 0 }, 'a\nb\n', 'c\n', 'utf8'), { offset: -48, line_byte_offset: 0 });
     assert.deepEqual(headContinuation({ firstLine: null, partialFirst: true }, { offset: -50, lineByteOffset: 0 }, 'tail of a line\nab', 'c\nd\ne', 'utf8'), { offset: -3, line_byte_offset: 2 });
     assert.equal(headContinuation({ firstLine: null, partialFirst: true }, { offset: -50, lineByteOffset: 0 }, 'inside one line', 'still', 'utf8'), null);
+  });
+});
+
+describe('read: the header names what a cut text block shows (shownRange)', () => {
+  it('whole lines, a last line in part, or part of one line, and the window apart', () => {
+    assert.equal(shownRange('a\nb\n', 1, 8643, 8643, 14330), 'lines 1-2 (of a 1-8643 window) of 14330');
+    assert.equal(shownRange('a\nb\nc', 10, 90, 81, null), 'lines 10-12, the last in part (of a 10-90 window)');
+    assert.equal(shownRange('abc', 7, 7, 1, 9), 'part of line 7 (of a 7-7 window) of 9');
+    assert.equal(shownRange('a\nb', null, null, 500, null), 'the first 2 (the last in part) of the last 500 lines');
   });
 });
