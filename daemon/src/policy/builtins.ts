@@ -1,3 +1,4 @@
+import { longNamed } from './options.js';
 import { readOnlyLabel } from './read-only.js';
 import { globToRegExp, viewArguments } from './rules.js';
 import { canonicalPath, globCoversProtected, holdfastHomeMarker, isBareTildeUser, isRawDevice, isRunTimeFolder, MAY_NAME_STARTUP, namesHoldfastConfig, namesShellStartupFile, protectedPath } from './paths.js';
@@ -212,7 +213,7 @@ function rawDevice(name: string, view: CommandView, cmd: SimpleCommand, cwd: str
   let hit: string | null = null;
   for (const r of cmd.redirects) if (r.writes && !hit) hit = device(r.target ?? undefined);
   if (!hit && name === 'dd') for (const w of view.words.slice(1)) if (!hit && w.text.startsWith('of=')) hit = device(w, (t) => t.slice(3));
-  if (!hit && (FILE_WRITERS.has(name) || (name === 'sed' && view.words.some((w) => /^(-[A-Za-z]*i|--in-place)/.test(w.text))))) {
+  if (!hit && (FILE_WRITERS.has(name) || (name === 'sed' && view.words.some((w) => /^-[A-Za-z]*i/.test(w.text) || longNamed(w.text, ['in-place']) !== null)))) {
     for (const w of viewArguments(view).positionals) hit ??= device(w);
   }
   if (!hit && name === 'sysctl') {
@@ -427,7 +428,7 @@ function gitConfig(view: CommandView): string | null {
     if (t === '-c' || t === '--config-env') kv = args[++i]?.text ?? null;
     else if (t.startsWith('-c')) kv = t.slice(2);
     else if (t.startsWith('--config-env=')) kv = t.slice('--config-env='.length);
-    else if (t.startsWith('--exec-path=')) return 'git --exec-path makes git run its commands from another folder';
+    else if (t.includes('=') && longNamed(t, ['exec-path'])) return 'git --exec-path makes git run its commands from another folder';
     if (kv !== null && (w.dynamic || args[i]?.dynamic || GIT_RISKY_KEY.test(kv))) return `git -c ${kv.split('=')[0]} sets a configuration that names a program or loads configuration`;
   }
   return null;

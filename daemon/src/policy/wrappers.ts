@@ -1,4 +1,5 @@
 import { posix } from 'node:path';
+import { longNamed } from './options.js';
 import { literalWord, type ShellWord } from './shell-syntax.js';
 import type { Assignment, SimpleCommand } from './script-scan.js';
 
@@ -95,6 +96,18 @@ const SU = {
   loginShort: 'l',
   loginLong: ['login'],
 } as const;
+
+const LONGS_OF = new Map<string, readonly string[]>();
+
+/** Every long option a wrapper's spec names (for abbreviations: `su --comm` is `--command`). */
+function wrapperLongs(name: string, spec: WrapperSpec): readonly string[] {
+  let known = LONGS_OF.get(name);
+  if (!known) {
+    known = [...new Set([...(spec.scriptLong ?? []), ...(spec.envLong ?? []), ...(spec.chdirLong ?? []), ...(spec.loginLong ?? []), ...(spec.execLong ?? []), ...(spec.longWithValue ?? [])])];
+    LONGS_OF.set(name, known);
+  }
+  return known;
+}
 
 const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   env: { shortWithValue: 'uCS', longWithValue: ['unset', 'chdir', 'split-string'], assignments: true, chdirShort: 'C', chdirLong: ['chdir'] },
@@ -332,7 +345,8 @@ function innerCommand(words: ShellWord[], spec: WrapperSpec, out: Unwrapped): In
     }
     if (t.startsWith('--') && t.length > 2) {
       const eq = t.indexOf('=');
-      const long = eq >= 0 ? t.slice(2, eq) : t.slice(2);
+      // An abbreviation is the option it abbreviates (`su --comm`, `env --split-s`).
+      const long = longNamed(t, wrapperLongs(name, spec)) ?? (eq >= 0 ? t.slice(2, eq) : t.slice(2));
       if (spec.loginLong?.includes(long)) login = true;
       const kind = long === 'split-string' && name === 'env' ? 'split' : spec.scriptLong?.includes(long) ? 'script' : spec.envLong?.includes(long) ? 'env' : spec.chdirLong?.includes(long) ? 'chdir' : null;
       if (spec.execLong?.includes(long)) joinScript = false;

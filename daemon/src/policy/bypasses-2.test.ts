@@ -1,0 +1,175 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { DEFAULT_COMMAND_RULES } from '@holdfast/shared/config';
+import { evaluateCommand, type PolicyDecision } from './commands.js';
+
+/**
+ * Review round 6 (the earlier break-in review's remaining findings): here-documents fed to shells
+ * and interpreters, abbreviated long options, kill pid spellings, paths through descriptors,
+ * `tar --remove-files`, and options that run programs. Every row is judged by the pure evaluator
+ * (nothing here runs). NONE holds no rules at all, so what decides is built in; DEFAULTS is the
+ * generated config.
+ */
+const NONE = { default: 'allow' as const, deny: [], confirm: [], allow: [] };
+const DEFAULTS = { default: 'allow' as const, deny: [...DEFAULT_COMMAND_RULES.deny], confirm: [...DEFAULT_COMMAND_RULES.confirm], allow: [] };
+
+type Rules = Parameters<typeof evaluateCommand>[1];
+type Row = [string, PolicyDecision, string?];
+
+function table(rows: Row[], opts: { rules?: Rules; cwd?: string | null } = {}): void {
+  for (const [command, want, rule] of rows) {
+    it(`${JSON.stringify(command)} → ${want}${rule ? ` (${rule})` : ''}`, () => {
+      const v = evaluateCommand({ command, cwd: opts.cwd ?? null, sessionShell: false }, opts.rules ?? NONE);
+      assert.equal(v.decision, want, v.reason);
+      if (rule) assert.ok(v.segments.some((s) => s.rule === rule), `${rule} not among ${v.segments.map((s) => s.rule).join(', ')}`);
+    });
+  }
+}
+
+const P = 'built-in: protected path';
+const RAW = 'built-in: raw device';
+const KILL = 'built-in: kill all';
+
+describe('review round 6: a shell or interpreter fed a here-document or here-string', () => {
+  table([
+    ["bash <<'EOF'\nrm -rf /\nEOF", 'deny', P],
+    ['sh <<< \'rm -rf /\'', 'deny', P],
+    ["bash -s <<'EOF'\nrm -rf ~\nEOF", 'deny', P],
+    ['bash <<EOF\nrm -rf $D\nEOF', 'confirm'],
+    ['sh <<< "rm -rf $D"', 'confirm'],
+    ["python3 - <<'EOF'\nimport os\nos.system('id')\nEOF", 'confirm'],
+    ['python3 - <<EOF\nprint("$X")\nEOF', 'confirm'],
+    ["python3 <<< 'import os; os.system(\"id\")'", 'confirm'],
+    ["node <<< 'require(\"child_process\").execSync(\"id\")'", 'confirm'],
+    ["perl <<'EOF'\nsystem('id');\nEOF", 'confirm'],
+    ["ruby <<< 'system(\"id\")'", 'confirm'],
+    ["node - <<'EOF'\nconsole.log(1)\nEOF", 'confirm'],
+    ["bash <<'EOF'\necho hi\nEOF", 'allow'],
+    ["cat <<'EOF'\nrm -rf /\nEOF", 'allow'],
+  ]);
+});
+
+describe('review round 6: an abbreviated long option is the option it abbreviates', () => {
+  table([
+    ['rm --recur --forc /', 'deny', P],
+    ['rm --rec --no-pres /usr', 'deny', P],
+    ['chmod --recu 000 /etc', 'deny', P],
+    ["tar --to-com='sh -c id' -xf a.tar", 'confirm'],
+    ['tar --to-c=id -xf a.tar', 'confirm'],
+    ['tar --use-comp=/tmp/x -cf a.tar d', 'confirm'],
+    ['tar --rsh-c=/tmp/x -cf h:a.tar d', 'confirm'],
+    ['tar --info-s=/tmp/x -cf a.tar d', 'confirm'],
+    ['tar --new-vol=/tmp/x -cf a.tar d', 'confirm'],
+    ['tar --checkpoint-act=exec=id -cf a.tar d', 'confirm'],
+    ['rsync --rs=/tmp/x a h:b', 'confirm'],
+    ['rsync --rsync-p=/tmp/x a h:b', 'confirm'],
+    ['sed --in-pl s/a/b/ /dev/sda', 'deny', RAW],
+    ['zip --unzip-c=/tmp/x -T a.zip f', 'confirm'],
+    ['man --pag=/tmp/x ls', 'confirm'],
+    ['git rebase --exe=id main', 'confirm'],
+    ['git fetch --upload-p=id origin', 'confirm'],
+    ['git push --receive-p=id origin', 'confirm'],
+    ['git difftool --extc=id', 'confirm'],
+    ['git --exec-pa=/tmp status', 'confirm'],
+    ["su --comm='rm -rf /'", 'deny', P],
+    ["env --split-s='rm -rf /'", 'deny', P],
+    ['tar --to-stdout -xf a.tar', 'allow'],
+    ['rm --verb a.txt', 'allow'],
+  ]);
+  describe('with the generated rules', () => {
+    table([
+      ['git push --forc', 'confirm'],
+      ['git clean --forc -d', 'confirm'],
+    ], { rules: DEFAULTS });
+  });
+});
+
+describe('review round 6: kill pids in any spelling', () => {
+  table([
+    ['kill -9 $((1))', 'deny', KILL],
+    ['kill -9 $(( -1 ))', 'deny', KILL],
+    ['kill -9 -- $((0-1))', 'deny', KILL],
+    ['kill -s KILL -- -1', 'deny', KILL],
+    ['kill -9 -0x1', 'deny', KILL],
+    ['kill -9 0x1', 'deny', KILL],
+    ["kill -9 ' -1'", 'deny', KILL],
+    ['kill -9 +1', 'deny', KILL],
+    ['kill -9 -01', 'deny', KILL],
+    ['kill -KILL -1', 'deny', KILL],
+    ['kill -9 $((2-1))', 'deny', KILL],
+    ['kill -9 $[1]', 'deny', KILL],
+    ['kill -9 1234', 'allow'],
+    ['kill -0 1', 'allow'],
+    ['kill -9 $((1234))', 'allow'],
+  ]);
+});
+
+describe('review round 6: writes and deletes through descriptor and /proc paths', () => {
+  table([
+    ['rm -rf /dev/fd/3/ 3</usr', 'confirm'],
+    ['rm -rf /proc/self/fd/3/* 3</usr', 'confirm'],
+    ['exec 3</etc; rm -rf /dev/fd/3/', 'confirm'],
+    ['echo x > /dev/fd/3 3</dev/sda', 'confirm'],
+    ['echo x > /proc/self/fd/7', 'confirm'],
+    ['rm -rf /proc/1/cwd/etc', 'confirm'],
+    ['rm -rf /proc/1/root/etc', 'deny', P],
+    ['echo b > /proc/1/root/proc/sysrq-trigger', 'deny', RAW],
+    ['echo hi > /dev/fd/2', 'allow'],
+    ['echo hi > /dev/stderr', 'allow'],
+    ['echo hi > /dev/fd/1', 'allow'],
+  ]);
+});
+
+describe('review round 6: tar --remove-files removes its inputs', () => {
+  table([
+    ['tar --remove-files -cf /tmp/x.tar /etc', 'deny', P],
+    ['tar -cf /tmp/x.tar --remove-f ~', 'deny', P],
+    ['tar -c --remove-files -f /tmp/x.tar -C / usr', 'deny', P],
+    ['tar --remove-files -cf /tmp/x.tar $D', 'confirm'],
+    ['tar --remove-files -cf /tmp/x.tar build', 'allow'],
+    ['tar -cf /tmp/x.tar /etc', 'allow'],
+  ]);
+});
+
+describe('review round 6: options that run programs', () => {
+  table([
+    ["git -c core.sshCommand='sh -c id' fetch", 'confirm'],
+    ['git -c core.fsmonitor=/tmp/x status', 'confirm'],
+    ['git -c core.hooksPath=/tmp/h commit -m x', 'confirm'],
+    ["git -c alias.x='!id' x", 'confirm'],
+    ['git --exec-path=/tmp status', 'confirm'],
+    ['GIT_SSH_COMMAND=id git fetch', 'confirm'],
+    ['GIT_EXTERNAL_DIFF=/tmp/x git diff', 'confirm'],
+    ['git difftool -x id', 'confirm'],
+    ['git config --global core.editor vim', 'confirm'],
+    ['ssh -o LocalCommand=id -o PermitLocalCommand=yes h', 'confirm'],
+    ['ssh -oProxyCommand=id h', 'confirm'],
+    ['ssh -o KnownHostsCommand=id h', 'confirm'],
+    ['ssh -F /tmp/cfg h', 'confirm'],
+    ['scp -S /tmp/x a h:b', 'confirm'],
+    ['sftp -S /tmp/x h', 'confirm'],
+    ['sftp -D /tmp/x h', 'confirm'],
+    ['scp -D /tmp/x a h:b', 'confirm'],
+    ["su -c 'rm -rf /'", 'deny', P],
+    ["su root -c 'rm -rf /'", 'deny', P],
+    ['sudo -u x rm -rf /', 'deny', P],
+    ["xargs -I{} sh -c '{}'", 'confirm'],
+    ["find . -exec rm -rf / ';'", 'deny', P],
+    ["find . -ok sh -c 'rm -rf /' ';'", 'deny', P],
+    ["find . -execdir sh -c \"$X\" ';'", 'confirm'],
+    ["awk 'BEGIN{system(\"id\")}'", 'confirm'],
+    ["awk '{print | \"sh\"}' f", 'confirm'],
+    ["awk '{print > \"/etc/passwd\"}' f", 'confirm'],
+    ["gawk 'BEGIN{\"id\" | getline x}'", 'confirm'],
+    ["perl -e 'system(\"id\")'", 'confirm'],
+    ['perl -e \'`id`\'', 'confirm'],
+    ["python3 -c 'import os; os.system(\"id\")'", 'confirm'],
+    ["python3 -c 'import subprocess; subprocess.run([\"id\"])'", 'confirm'],
+    ["ruby -e 'system(\"id\")'", 'confirm'],
+    ["node -e 'require(\"child_process\").execSync(\"id\")'", 'confirm'],
+    ["awk '{print $1}' f", 'allow'],
+    ["awk -F: '$3 > 1000 {print $1}' /etc/passwd", 'allow'],
+    ['git -c user.name=x commit -m y', 'allow'],
+    ['ssh -o ConnectTimeout=5 h uptime', 'allow'],
+  ]);
+});
