@@ -6,7 +6,7 @@ import { POWER, powerAction } from './power.js';
 import { PROMPT_HOOK, promptHookChange } from './prompt-hook.js';
 import type { SimpleCommand } from './script-scan.js';
 import { GIT_RISKY_KEY, gitRunsCommand, programOption } from './program-options.js';
-import { literalWord, shownWord, subscriptRunsCode, type ShellWord } from './shell-syntax.js';
+import { constantArithmetic, literalWord, shownWord, subscriptRunsCode, type ShellWord } from './shell-syntax.js';
 import { commandName, type CommandView } from './wrappers.js';
 
 /**
@@ -260,6 +260,24 @@ function matchesEverything(pattern: string): boolean {
   }
 }
 
+/**
+ * The values a kill pid argument may have: a number in any spelling kill or bash accepts (spaces,
+ * a sign, leading zeros read as decimal or octal, `0x` hex), or a constant arithmetic expansion
+ * (`$((1))`, `$[0-1]`). Empty when it is not a number or only known at run time.
+ */
+function pidValues(w: ShellWord): number[] {
+  if (w.dynamic) {
+    const v = constantArithmetic(w.source);
+    return v === null ? [] : [v];
+  }
+  const m = /^\s*([+-]?)(0[xX][0-9a-fA-F]+|[0-9]+)\s*$/.exec(w.text);
+  if (!m) return [];
+  const sign = m[1] === '-' ? -1 : 1;
+  const d = m[2]!;
+  const values = /^0[xX]/.test(d) ? [parseInt(d.slice(2), 16)] : [parseInt(d, 10), ...(/^0[0-7]+$/.test(d) ? [parseInt(d, 8)] : [])];
+  return values.map((v) => sign * v);
+}
+
 function killAll(name: string, view: CommandView, shown: () => string): BuiltinFinding | null {
   if (name !== 'kill' && name !== 'pkill' && name !== 'killall' && name !== 'killall5') return null;
   const args = view.words.slice(1);
@@ -289,11 +307,11 @@ function killAll(name: string, view: CommandView, shown: () => string): BuiltinF
       }
       break;
     }
-    const pids = args.slice(i).filter((w) => !w.dynamic);
-    // `-1`, `-01`, `' -1'`: kill parses them all as pid -1.
-    if (pids.some((w) => /^\s*-0*1\s*$/.test(w.text))) return found('signals every process (pid -1)');
+    // `-1`, `-01`, `' -1'`, `-0x1`, `$((0-1))`: every spelling whose value is -1 (or 1).
+    const pids = args.slice(i).flatMap(pidValues);
+    if (pids.includes(-1)) return found('signals every process (pid -1)');
     // pid 1 is init: SIGINT reboots (ctrl-alt-del), SIGPWR and SIGRTMIN+4 power off… Only signal 0 (a liveness check) is harmless.
-    if (pids.some((w) => /^\s*0*1\s*$/.test(w.text)) && !/^(SIG)?0$|^0$/.test(signalName)) return { decision: 'deny', rule: 'built-in: kill all', reason: `${shown()} signals init (pid 1), which can reboot or stop the machine and every process with it` };
+    if (pids.includes(1) && !/^(SIG)?0$|^0$/.test(signalName)) return { decision: 'deny', rule: 'built-in: kill all', reason: `${shown()} signals init (pid 1), which can reboot or stop the machine and every process with it` };
     return null;
   }
   if (name !== 'pkill' && name !== 'killall') return null;
