@@ -123,7 +123,7 @@ function findStarts(args: readonly ShellWord[]): ShellWord[] {
   return out;
 }
 
-const PATH_COMMANDS = new Set(['rm', 'chmod', 'chown', 'chgrp', 'find', 'rsync', 'mv']);
+const PATH_COMMANDS = new Set(['rm', 'chmod', 'chown', 'chgrp', 'find', 'rsync', 'mv', 'tar']);
 
 function protectedPaths(name: string, view: CommandView, cwd: string | null, shown: () => string): BuiltinFinding | null {
   if (!PATH_COMMANDS.has(name)) return null;
@@ -163,9 +163,79 @@ function protectedPaths(name: string, view: CommandView, cwd: string | null, sho
       const sources = into ? a.positionals : a.positionals.slice(0, -1);
       return sources.length > 0 ? pathFinding(firstHit(sources, cwd, false), 'moves away', shown) : null;
     }
+    case 'tar': {
+      // `tar --remove-files` deletes every input once archived: judged as `rm -r` of them.
+      const inputs = tarRemovedInputs(args);
+      return inputs ? pathFinding(firstHit(inputs, cwd, view.openArgs), 'removes (tar --remove-files)', shown) : null;
+    }
     default:
       return null;
   }
+}
+
+/** tar's short options that take a value (the next word, or the rest of the cluster). */
+const TAR_SHORT_VALUE = 'fCbTXgKNLVHFIs';
+/** tar's long options that take the next word as their value when not written `--opt=value`. */
+const TAR_LONG_VALUE = ['file', 'directory', 'files-from', 'exclude-from', 'exclude', 'blocking-factor', 'listed-incremental', 'starting-file', 'newer', 'newer-mtime', 'after-date', 'tape-length', 'label', 'format', 'use-compress-program', 'to-command', 'transform', 'xform', 'owner', 'group', 'mode', 'mtime', 'suffix', 'record-size', 'info-script', 'new-volume-script', 'rsh-command', 'volno-file', 'index-file', 'checkpoint-action', 'exclude-tag', 'exclude-tag-all', 'exclude-tag-under', 'sort', 'owner-map', 'group-map', 'level', 'occurrence', 'pax-option', 'quoting-style', 'strip-components', 'hole-detection', 'warning'];
+/** tar's long options without a separate value that a value option's name starts with, and `--remove-files`: resolved exactly. */
+const TAR_LONGS = [...TAR_LONG_VALUE, 'remove-files', 'checkpoint', 'backup', 'atime-preserve', 'one-top-level', 'exclude-vcs', 'exclude-vcs-ignores', 'exclude-caches', 'exclude-caches-all', 'exclude-caches-under', 'exclude-backups'];
+
+/**
+ * The files `tar --remove-files` (any abbreviation) deletes: its member arguments, placed under
+ * the folder a preceding `-C DIR` / `--directory DIR` names (a run-time folder makes them
+ * run-time words); `-T`/`--files-from` adds a run-time word. Null without `--remove-files`.
+ * Old-style bundled options (`tar cf A.tar …`) take their values in order.
+ */
+function tarRemovedInputs(args: readonly ShellWord[]): ShellWord[] | null {
+  let removes = false;
+  let dir: ShellWord | null = null;
+  const inputs: ShellWord[] = [];
+  const unknown = (w: ShellWord): ShellWord => ({ ...w, dynamic: true });
+  const place = (w: ShellWord): ShellWord => {
+    if (!dir || w.text.startsWith('/') || w.text.startsWith('~')) return w;
+    return { ...w, text: `${dir.text}/${w.text}`, dynamic: w.dynamic || dir.dynamic };
+  };
+  const option = (letter: string, value: ShellWord | undefined): void => {
+    if (letter === 'C' && value) dir = value;
+    if (letter === 'T' && value) inputs.push(unknown(value));
+  };
+  let options = true;
+  for (let i = 0; i < args.length; i++) {
+    const w = args[i]!;
+    const t = w.text;
+    if (options && t === '--') {
+      options = false;
+      continue;
+    }
+    if (options && !w.dynamic && t.startsWith('--') && t.length > 2) {
+      const eq = t.indexOf('=');
+      const named = longNamed(t, TAR_LONGS);
+      if (named === 'remove-files') {
+        removes = true;
+        continue;
+      }
+      if (named === null || !TAR_LONG_VALUE.includes(named)) continue;
+      const value = eq >= 0 ? { ...w, text: t.slice(eq + 1) } : args[++i];
+      option(named === 'directory' ? 'C' : named === 'files-from' ? 'T' : '', value);
+      continue;
+    }
+    const oldStyle = i === 0 && !w.dynamic && /^[A-Za-z]+$/.test(t);
+    if (options && !w.dynamic && (oldStyle || (t.startsWith('-') && t.length > 1))) {
+      const letters = oldStyle ? t : t.slice(1);
+      for (let j = 0; j < letters.length; j++) {
+        const l = letters[j]!;
+        if (!TAR_SHORT_VALUE.includes(l)) continue;
+        if (oldStyle) option(l, args[++i]);
+        else {
+          option(l, j + 1 < letters.length ? { ...w, text: letters.slice(j + 1) } : args[++i]);
+          break;
+        }
+      }
+      continue;
+    }
+    inputs.push(place(w));
+  }
+  return removes ? inputs : null;
 }
 
 /**

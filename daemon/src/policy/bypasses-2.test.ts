@@ -129,7 +129,12 @@ describe('review round 6: tar --remove-files removes its inputs', () => {
     ['tar -cf /tmp/x.tar --remove-f ~', 'deny', P],
     ['tar -c --remove-files -f /tmp/x.tar -C / usr', 'deny', P],
     ['tar --remove-files -cf /tmp/x.tar $D', 'confirm'],
+    ['tar cf /tmp/x.tar /usr --remove-files', 'deny', P],
+    ['tar --remove-files --checkpoint -cf /tmp/x.tar /etc', 'deny', P],
+    ['tar --remove-files -C $D -cf /tmp/x.tar etc', 'confirm'],
+    ['tar --remove-files -T list.txt -cf /tmp/x.tar', 'confirm'],
     ['tar --remove-files -cf /tmp/x.tar build', 'allow'],
+    ['tar --remove-files -cf /tmp/x.tar -C /tmp build', 'allow'],
     ['tar -cf /tmp/x.tar /etc', 'allow'],
   ]);
 });
