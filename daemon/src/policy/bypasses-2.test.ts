@@ -117,7 +117,13 @@ describe('review round 6: writes and deletes through descriptor and /proc paths'
     ['rm -rf /proc/1/cwd/etc', 'confirm'],
     ['rm -rf /proc/1/root/etc', 'deny', P],
     ['echo b > /proc/1/root/proc/sysrq-trigger', 'deny', RAW],
+    ['rm -rf /dev/fd/3/.. 3</usr/bin', 'confirm'],
+    ['rm -rf //dev/./fd/3/ 3</usr', 'confirm'],
+    ['rm -rf /proc/1/fd/0/', 'confirm'],
+    ['shred /proc/thread-self/fd/5', 'confirm'],
     ['echo hi > /dev/fd/2', 'allow'],
+    ['echo x | tee >(cat) /dev/fd/2', 'allow'],
+    ['diff <(sort a) <(sort b)', 'allow'],
     ['echo hi > /dev/stderr', 'allow'],
     ['echo hi > /dev/fd/1', 'allow'],
   ]);
