@@ -1,3 +1,4 @@
+import { INTERPRETER_CODE, interpreterCode, isInterpreter } from './interpreters.js';
 import { longNamed } from './options.js';
 import { readOnlyLabel } from './read-only.js';
 import { globToRegExp, viewArguments } from './rules.js';
@@ -621,7 +622,8 @@ export function builtinFinding(view: CommandView, cmd: SimpleCommand, cwd: strin
     confirm(PROMPT_HOOK, promptHookChange(name, view)) ??
     confirm(POWER, powerAction(name, view)) ??
     (name === 'git' ? confirm('built-in: git config', gitConfig(view)) ?? confirm('built-in: program option', gitRunsCommand(view)) : null) ??
-    confirm('built-in: program option', programOption(name, view))
+    confirm('built-in: program option', programOption(name, view)) ??
+    (isInterpreter(name) ? confirm(INTERPRETER_CODE, interpreterCode(name, view, cmd)) : null)
   );
 }
 

@@ -602,7 +602,7 @@ function shellLayer(words: ShellWord[], cmd: SimpleCommand, openArgs: boolean, o
  * The descriptor a script path names (`/dev/stdin` → 0, `/dev/fd/3` → 3, `/proc/self/fd/0`, also
  * spelled `//dev/./stdin`), or null when it is an ordinary file.
  */
-function descriptorPath(w: ShellWord): number | null {
+export function descriptorPath(w: ShellWord): number | null {
   if (w.dynamic || !w.text.startsWith('/')) return null;
   const p = posix.normalize(w.text.replace(/\/+/g, '/'));
   if (p === '/dev/stdin') return 0;
@@ -611,16 +611,19 @@ function descriptorPath(w: ShellWord): number | null {
 }
 
 /**
- * What a command's descriptor `fd` reads: the text of a quoted here-document or a literal
- * here-string on it, `'unknown'` when it reads a file, another descriptor or a run-time
- * here-string, null when nothing is redirected to it.
+ * What a command's descriptor `fd` reads: the text of a quoted here-document, of an unquoted one
+ * with nothing to expand, or of a literal here-string on it; `'unknown'` when it reads a file,
+ * another descriptor, a run-time here-string or an unquoted here-document that expands something;
+ * null when nothing is redirected to it.
  */
-function inputText(cmd: SimpleCommand, fd: number): { text: string } | 'unknown' | null {
+export function inputText(cmd: SimpleCommand, fd: number): { text: string } | 'unknown' | null {
   let found: { text: string } | 'unknown' | null = null;
   for (const r of cmd.redirects) {
     const rfd = r.fd === null ? (r.op.startsWith('<') ? 0 : 1) : Number(r.fd);
     if (rfd !== fd || !r.op.startsWith('<')) continue;
-    if (r.heredoc !== undefined) found = { text: r.heredoc };
+    // An unquoted here-document expands `$…`, `` `…` `` and `\` before its text is read: with any of
+    // them the text is only known at run time (review round 6: `bash <<EOF` + `echo $X`).
+    if (r.heredoc !== undefined) found = /['"\\]/.test(r.target?.source ?? '') || !/[$`\\]/.test(r.heredoc) ? { text: r.heredoc } : 'unknown';
     else if (r.op === '<<<' && r.target && !r.target.dynamic) found = { text: r.target.text };
     else found = 'unknown'; // `<`, `<&`, `<>`, an unquoted here-document, a run-time here-string
   }
