@@ -97,6 +97,19 @@ describe('review round 6: an abbreviated long option is the option it abbreviate
   });
 });
 
+describe('review round 6: sudo -u is judged as its inner command, and a rule on sudo still fires', () => {
+  const SUDO = { default: 'allow' as const, deny: [], confirm: ['sudo'], allow: [] };
+  table([
+    ['sudo -u x ls', 'confirm'],
+    ['sudo --us=x ls', 'confirm'],
+  ], { rules: SUDO });
+  table([
+    ["sudo -u x python3 -c 'import os'", 'confirm', 'built-in: interpreter code'],
+    ['sudo --us=x rm --recur /', 'deny', P],
+    ["sudo -u x su --comm='rm -rf /'", 'deny', P],
+  ]);
+});
+
 describe('review round 6: kill pids in any spelling', () => {
   table([
     ['kill -9 $((1))', 'deny', KILL],
