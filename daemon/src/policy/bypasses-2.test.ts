@@ -43,6 +43,7 @@ describe('review round 6: a shell or interpreter fed a here-document or here-str
     ["node <<< 'require(\"child_process\").execSync(\"id\")'", 'confirm'],
     ["perl <<'EOF'\nsystem('id');\nEOF", 'confirm'],
     ["ruby <<< 'system(\"id\")'", 'confirm'],
+    ["perl /dev/stdin <<'EOF'\nsystem('id');\nEOF", 'confirm', 'built-in: interpreter code'],
     ["node - <<'EOF'\nconsole.log(1)\nEOF", 'allow'],
     ["python3 - <<'EOF'\nprint(1)\nEOF", 'allow'],
     ['python3 <<EOF\nprint(1)\nEOF', 'allow'],
