@@ -98,6 +98,24 @@ describe('review round 6: an abbreviated long option is the option it abbreviate
   });
 });
 
+describe('review round 6: the read-only list reads abbreviated options too (default: confirm)', () => {
+  const CONFIRM = { default: 'confirm' as const, deny: [], confirm: [], allow: [] };
+  table([
+    ['sort --out=/tmp/x f', 'confirm'],
+    ['sort --compress-p=/tmp/x f', 'confirm'],
+    ['date --se=2020-01-01', 'confirm'],
+    ['date -us 2020-01-01', 'confirm'],
+    ['git diff --ou=/tmp/x', 'confirm'],
+    ['git log --ext -p', 'confirm'],
+    ['git show --textc HEAD', 'confirm'],
+    ['rg --pr=/tmp/x foo', 'confirm'],
+    ['sort -r f', 'allow'],
+    ['date -u', 'allow'],
+    ['git diff --stat', 'allow'],
+    ['rg --pcre2 foo', 'allow'],
+  ], { rules: CONFIRM });
+});
+
 describe('review round 6: sudo -u is judged as its inner command, and a rule on sudo still fires', () => {
   const SUDO = { default: 'allow' as const, deny: [], confirm: ['sudo'], allow: [] };
   table([
