@@ -7,7 +7,7 @@ import { POWER, powerAction } from './power.js';
 import { PROMPT_HOOK, promptHookChange } from './prompt-hook.js';
 import type { SimpleCommand } from './script-scan.js';
 import { GIT_RISKY_KEY, gitRunsCommand, programOption } from './program-options.js';
-import { constantArithmetic, literalWord, shownWord, subscriptRunsCode, type ShellWord } from './shell-syntax.js';
+import { expandConstantArithmetic, literalWord, shownWord, subscriptRunsCode, type ShellWord } from './shell-syntax.js';
 import { commandName, type CommandView } from './wrappers.js';
 
 /**
@@ -333,18 +333,21 @@ function matchesEverything(pattern: string): boolean {
 
 /**
  * The values a kill pid argument may have: a number in any spelling kill or bash accepts (spaces,
- * a sign, leading zeros read as decimal or octal, `0x` hex), or a constant arithmetic expansion
- * (`$((1))`, `$[0-1]`). Empty when it is not a number or only known at run time.
+ * a sign, leading zeros read as decimal or octal, `0x` hex), a constant arithmetic expansion
+ * (`$((1))`, `-$[1]`), or a value a variable was given earlier in the line (`p=-1; kill $p`).
+ * Empty when it is not a number or only known at run time.
  */
 function pidValues(w: ShellWord): number[] {
   if (w.dynamic) {
-    const v = constantArithmetic(w.source);
-    return v === null ? [] : [v];
+    // A value set earlier in the line (`p=-1; kill $p`), or constant arithmetic (`-$((1))`).
+    const expanded = expandConstantArithmetic(w.source);
+    const texts = [...(w.values ?? []), ...(expanded === null ? [] : [expanded])];
+    return texts.flatMap((text) => pidValues({ text, dynamic: false, glob: false, source: text }));
   }
-  const m = /^\s*([+-]?)(0[xX][0-9a-fA-F]+|[0-9]+)\s*$/.exec(w.text);
+  const m = /^\s*([+-]?)\s*([+-]?)(0[xX][0-9a-fA-F]+|[0-9]+)\s*$/.exec(w.text);
   if (!m) return [];
-  const sign = m[1] === '-' ? -1 : 1;
-  const d = m[2]!;
+  const sign = (m[1] === '-') !== (m[2] === '-') ? -1 : 1; // `-$((-1))` is 1
+  const d = m[3]!;
   const values = /^0[xX]/.test(d) ? [parseInt(d.slice(2), 16)] : [parseInt(d, 10), ...(/^0[0-7]+$/.test(d) ? [parseInt(d, 8)] : [])];
   return values.map((v) => sign * v);
 }

@@ -15,7 +15,7 @@ export const GIT_RISKY_KEY =
   /^(core\.(pager|editor|sshcommand|fsmonitor|hookspath|askpass|gitproxy|alternaterefscommand|worktree)|sequence\.editor|diff\.external|diff\.[^=]*\.(textconv|command)|difftool\.|mergetool\.|merge\.[^=]*\.driver|filter\.|alias\.|credential\.|gpg\.|pager\.|uploadpack\.|receive\.procreceiverefs|remote\.[^=]*\.(uploadpack|receivepack|proxy|vcs)|protocol\.|include\.|includeif\.|init\.templatedir|ssh\.variant|web\.browser|browser\.|man\.|url\.|submodule\.|http\.proxy|core\.packedgitlimit)/i;
 
 /** `ssh -o` keys whose value is a command ssh runs locally (or a config that may name one). */
-const SSH_COMMAND_KEYS = /^(proxycommand|localcommand|permitlocalcommand|knownhostscommand|remotecommand|match)\b/i;
+const SSH_COMMAND_KEYS = /^(proxycommand|localcommand|permitlocalcommand|knownhostscommand|remotecommand|match|include|pkcs11provider|securitykeyprovider)\b/i;
 /** An `rsync -e` value that is just ssh with plain options. */
 const PLAIN_RSH = /^ssh( +[-\w.=/:@]+)*$/;
 
@@ -24,7 +24,7 @@ const PLAIN_RSH = /^ssh( +[-\w.=/:@]+)*$/;
  * confirmations"): the program would escape every rule. `tar --to-command|--use-compress-program|
  * --rsh-command|--info-script|--new-volume-script|--checkpoint-action=exec…|-I|-F`, `rsync -e|--rsh|
  * --rsync-path` (except plain `ssh …`), `zip -TT|--unzip-command`, `ssh|scp|sftp -o ProxyCommand=…`
- * (and the other command keys), `-F FILE`, `scp|sftp -S`, `man -P|--pager|-H|--html`.
+ * (and the other command keys, `Include`, the provider libraries), `-F FILE`, `ssh -I LIB`, `scp|sftp -S`, `man -P|--pager|-H|--html`.
  */
 export function programOption(name: string, view: CommandView): string | null {
   const args = view.words.slice(1);
@@ -66,6 +66,8 @@ export function programOption(name: string, view: CommandView): string | null {
         }
         if (!isLong && /^-[A-Za-z]*F/.test(t) && !/^-[A-Za-z]*[oiJlLpRDWwBbcEIm]F/.test(t)) return `${name} -F loads a configuration that may run commands`;
         if (!isLong && name !== 'ssh' && /^-[A-Za-z]*S/.test(t)) return `${name} -S runs a program of its choosing`;
+        // `ssh -I LIB`: a PKCS#11 library loaded into ssh (code of its choosing).
+        if (!isLong && name === 'ssh' && /^-[A-Za-z]*I/.test(t) && !/^-[A-Za-z]*[bcDEeFiJLlmOoPpQRSWw]I/.test(t)) return 'ssh -I loads a library of its choosing';
         // `-D sftp_server_path`: a local program run in place of ssh and the remote sftp server.
         if (!isLong && name !== 'ssh' && /^-[A-Za-z]*D/.test(t) && !/^-[A-Za-z]*[oiJlPFScBRs]D/.test(t)) return `${name} -D runs a program of its choosing`;
         break;

@@ -814,3 +814,40 @@ export function constantArithmetic(source: string): number | null {
   const v = sum();
   return v !== null && at === toks.length && Number.isSafeInteger(v) ? v : null;
 }
+
+/**
+ * A word made of literal characters and constant arithmetic expansions (`-$((1))`, `"-0$[1]"`),
+ * with each expansion replaced by its value ({@link constantArithmetic}); null when any other
+ * expansion or quoting is part of it.
+ */
+export function expandConstantArithmetic(source: string): string | null {
+  let s = source.trim();
+  if (s.length >= 2 && s.startsWith('"') && s.endsWith('"')) s = s.slice(1, -1);
+  let out = '';
+  for (let i = 0; i < s.length; ) {
+    const c = s[i]!;
+    if (c !== '$') {
+      if (!/[\w+\- ]/.test(c)) return null;
+      out += c;
+      i++;
+      continue;
+    }
+    let end = -1;
+    if (s.startsWith('$((', i)) {
+      let depth = 0;
+      for (let j = i + 1; j < s.length; j++) {
+        if (s[j] === '(') depth++;
+        else if (s[j] === ')' && --depth === 0) {
+          end = j + 1;
+          break;
+        }
+      }
+    } else if (s.startsWith('$[', i)) end = s.indexOf(']', i) + 1;
+    if (end <= 0) return null;
+    const v = constantArithmetic(s.slice(i, end));
+    if (v === null) return null;
+    out += String(v);
+    i = end;
+  }
+  return out;
+}

@@ -119,7 +119,8 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   timeout: { shortWithValue: 'sk', longWithValue: ['signal', 'kill-after'], leadingPositionals: 1 },
   xargs: {
     shortWithValue: 'adEILnPs',
-    longWithValue: ['arg-file', 'delimiter', 'eof', 'replace', 'max-lines', 'max-args', 'max-procs', 'max-chars', 'process-slot-var'],
+    // `--replace[=R]`, `--eof[=E]`, `--max-lines[=N]`: optional values, only ever after `=`.
+    longWithValue: ['arg-file', 'delimiter', 'max-args', 'max-procs', 'max-chars', 'process-slot-var'],
     openArgs: true,
     defaultCommand: 'echo',
   },
@@ -477,9 +478,9 @@ function xargsReplaceString(words: ShellWord[]): string | null {
     if (t === '--' || !t.startsWith('-')) return null;
     if (t === '-I') return words[i + 1]?.text ?? null;
     if (t.startsWith('-I')) return t.slice(2);
-    if (t === '-i' || t === '--replace') return '{}';
+    if (t === '-i') return '{}';
     if (t.startsWith('-i')) return t.slice(2);
-    if (t.startsWith('--replace=')) return t.slice('--replace='.length);
+    if (longNamed(t, ['replace'])) return t.includes('=') ? t.slice(t.indexOf('=') + 1) : '{}';
   }
   return null;
 }
