@@ -124,7 +124,7 @@ function findStarts(args: readonly ShellWord[]): ShellWord[] {
   return out;
 }
 
-const PATH_COMMANDS = new Set(['rm', 'chmod', 'chown', 'chgrp', 'find', 'rsync', 'mv', 'tar']);
+const PATH_COMMANDS = new Set(['rm', 'chmod', 'chown', 'chgrp', 'find', 'rsync', 'mv', 'tar', 'zip']);
 
 function protectedPaths(name: string, view: CommandView, cwd: string | null, shown: () => string): BuiltinFinding | null {
   if (!PATH_COMMANDS.has(name)) return null;
@@ -169,9 +169,48 @@ function protectedPaths(name: string, view: CommandView, cwd: string | null, sho
       const inputs = tarRemovedInputs(args);
       return inputs ? pathFinding(firstHit(inputs, cwd, view.openArgs), 'removes (tar --remove-files)', shown) : null;
     }
+    case 'zip': {
+      // `zip -m|--move ARCHIVE FILES…` deletes the files once zipped: judged as `rm -r` of them.
+      const inputs = zipMovedInputs(args);
+      return inputs ? pathFinding(firstHit(inputs, cwd, view.openArgs), 'removes (zip -m)', shown) : null;
+    }
     default:
       return null;
   }
+}
+
+/** The files `zip -m|--move` deletes (every operand after the archive), or null without it; `-@` (names from input) adds a run-time word. */
+function zipMovedInputs(args: readonly ShellWord[]): ShellWord[] | null {
+  let moves = false;
+  const operands: ShellWord[] = [];
+  const fromInput: ShellWord[] = [];
+  let options = true;
+  for (let i = 0; i < args.length; i++) {
+    const w = args[i]!;
+    const t = w.text;
+    if (options && t === '--') {
+      options = false;
+      continue;
+    }
+    if (options && !w.dynamic && t.startsWith('--') && t.length > 2) {
+      if (longNamed(t, ['move'])) moves = true;
+      continue;
+    }
+    if (options && !w.dynamic && t.startsWith('-') && t.length > 1) {
+      for (let j = 1; j < t.length; j++) {
+        const l = t[j]!;
+        if (l === 'm') moves = true;
+        if (l === '@') fromInput.push({ ...w, dynamic: true });
+        if ('bntOZPsY'.includes(l)) {
+          if (j + 1 === t.length) i++;
+          break;
+        }
+      }
+      continue;
+    }
+    operands.push(w);
+  }
+  return moves ? [...operands.slice(1), ...fromInput] : null;
 }
 
 /** tar's short options that take a value (the next word, or the rest of the cluster). */
