@@ -5,7 +5,8 @@ import { descriptorPath, inputText, type CommandView } from './wrappers.js';
 /**
  * Code given to an interpreter on the command line or through its input (docs/command-policy.md
  * "Built-in confirmations", review round 6): `python3 -c`, `node -e|-p`, `perl -e|-E`, `ruby -e`,
- * `php -r`, an awk program, and the text of a here-document or here-string fed to one of them
+ * `php -r`, an awk program (and, with no word list, any code given to `lua -e`, `Rscript -e`,
+ * `julia -e`, `bun -e`, `expect -c`, `deno eval`), and the text of a here-document or here-string fed to one of them
  * reading its program from standard input (`python3 - <<'EOF'`, `node <<< '…'`). The policy does
  * not judge another language's semantics; it asks unless the code is clearly harmless — it names
  * nothing that runs a program, writes or removes files, loads code, evaluates a string or hides a
@@ -79,7 +80,20 @@ const PHP: Language = {
 /** awk: `system()`, a pipe (`print | "cmd"`, `"cmd" | getline`), output redirection (`print > f`), loading (`@load`, `@include`), environment and process tables. */
 const AWK_RISKY = new RegExp(String.raw`\bsystem\s*\(|(^|[^|])\|(?!\|)|@(load|include|namespace)|\bprintf?\b[^;}]*>|\bclose\s*\(|\bfflush\b|\bENVIRON\b|\bPROCINFO\b|${HIDDEN}`);
 
+/** Interpreters whose code the policy has no word list for: any inline or fed code asks. */
+const ANY_CODE = /[^\s]/;
+const LUA: Language = { code: 'e', value: 'l', risky: ANY_CODE };
+const RSCRIPT: Language = { code: 'e', value: '', longValue: [], risky: ANY_CODE };
+const JULIA: Language = { code: 'eE', codeLong: ['eval', 'print'], value: 'JCtLp', risky: ANY_CODE };
+const BUN: Language = { code: 'ep', codeLong: ['eval', 'print'], value: 'r', longValue: ['preload', 'cwd'], risky: ANY_CODE };
+const EXPECT: Language = { code: 'c', value: 'f', risky: ANY_CODE };
+
 const LANGUAGES: ReadonlyArray<[RegExp, Language]> = [
+  [/^(lua[0-9.]*|luajit)$/, LUA],
+  [/^Rscript$/, RSCRIPT],
+  [/^julia$/, JULIA],
+  [/^bun$/, BUN],
+  [/^expect$/, EXPECT],
   [/^(python|pypy)[0-9.]*$/, PYTHON],
   [/^(node|nodejs)$/, NODE],
   [/^perl[0-9.]*$/, PERL],
@@ -89,7 +103,7 @@ const LANGUAGES: ReadonlyArray<[RegExp, Language]> = [
 
 /** Interpreter command names (the cheap test before {@link interpreterCode}). */
 export function isInterpreter(name: string): boolean {
-  return /^(awk|gawk|mawk|nawk)$/.test(name) || LANGUAGES.some(([re]) => re.test(name));
+  return /^(awk|gawk|mawk|nawk|deno)$/.test(name) || LANGUAGES.some(([re]) => re.test(name));
 }
 
 /** Why `code` is not clearly harmless, or null. */
@@ -105,6 +119,7 @@ function riskyCode(code: string, lang: { risky: RegExp; harmless?: RegExp }): st
  */
 export function interpreterCode(name: string, view: CommandView, cmd: SimpleCommand): string | null {
   if (/^(awk|gawk|mawk|nawk)$/.test(name)) return awkCode(name, view);
+  if (name === 'deno') return view.words.slice(1).some((w) => w.text === 'eval' || w.dynamic) ? 'deno eval runs code the policy does not judge' : null;
   const lang = LANGUAGES.find(([re]) => re.test(name))?.[1];
   if (!lang) return null;
   const args = view.words.slice(1);
