@@ -125,6 +125,15 @@ describe('review round 6: sudo -u is judged as its inner command, and a rule on 
   table([
     ["sudo -u x python3 -c 'import os'", 'confirm', 'built-in: interpreter code'],
     ['sudo --us=x rm --recur /', 'deny', P],
+    ["sudo -s <<< 'rm -rf /'", 'deny', P],
+    ["sudo --shell <<< 'rm -rf /'", 'deny', P],
+    ["sudo --sh <<< 'rm -rf /'", 'deny', P],
+    ["sudo --login <<< 'rm -rf /'", 'deny', P],
+    ["su <<< 'rm -rf /'", 'deny', P],
+    ["su - root <<'EOF'\nrm -rf /\nEOF", 'deny', P],
+    ["pkexec <<< 'rm -rf /'", 'deny', P],
+    ['echo x | sudo -s', 'confirm'],
+    ['sudo -s < cmds.txt', 'confirm'],
     ["sudo -u x su --comm='rm -rf /'", 'deny', P],
   ]);
 });

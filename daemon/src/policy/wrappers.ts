@@ -86,6 +86,8 @@ interface WrapperSpec {
   /** Short / long options that start a login shell, in the target user's home folder (`su -l`, `sudo -i`). */
   loginShort?: string;
   loginLong?: readonly string[];
+  /** Long options that, like {@link shellFlags}, run the command through a shell (`sudo --shell`). */
+  shellLong?: readonly string[];
 }
 
 const SU = {
@@ -103,7 +105,7 @@ const LONGS_OF = new Map<string, readonly string[]>();
 function wrapperLongs(name: string, spec: WrapperSpec): readonly string[] {
   let known = LONGS_OF.get(name);
   if (!known) {
-    known = [...new Set([...(spec.scriptLong ?? []), ...(spec.envLong ?? []), ...(spec.chdirLong ?? []), ...(spec.loginLong ?? []), ...(spec.execLong ?? []), ...(spec.longWithValue ?? [])])];
+    known = [...new Set([...(spec.scriptLong ?? []), ...(spec.envLong ?? []), ...(spec.chdirLong ?? []), ...(spec.loginLong ?? []), ...(spec.execLong ?? []), ...(spec.shellLong ?? []), ...(spec.longWithValue ?? [])])];
     LONGS_OF.set(name, known);
   }
   return known;
@@ -130,6 +132,7 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     assignments: true,
     noCommandFlags: 'lvkK',
     shellFlags: 'si',
+    shellLong: ['shell'],
     chdirShort: 'D',
     chdirLong: ['chdir'],
     loginShort: 'i',
@@ -285,6 +288,19 @@ export function unwrap(cmd: SimpleCommand): Unwrapped {
       out.views.push({ words, openArgs, role: 'command' });
       return out;
     }
+    if (inner.stdinShell) {
+      // Review round 6: `sudo -s <<< '…'`, `su <<EOF`: the shell's commands come from its input.
+      const fed = inputText(cmd, 0);
+      if (fed !== null && fed !== 'unknown') {
+        out.views.push({ words, openArgs, role: 'wrapper' });
+        out.via.push(`${name} <<`);
+        out.scripts.push({ text: fed.text, via: `${name} <<` });
+      } else {
+        out.views.push({ words, openArgs, role: 'command' });
+        if (fed === 'unknown' || cmd.pipedInput || openArgs) out.unjudgeable = `the shell ${name} starts reads the commands it runs from its input, which is only known at run time`;
+      }
+      return out;
+    }
     if (inner.script !== undefined) {
       out.views.push({ words, openArgs, role: 'wrapper' });
       out.via.push(name);
@@ -302,7 +318,8 @@ export function unwrap(cmd: SimpleCommand): Unwrapped {
   return out;
 }
 
-type Inner = { words: ShellWord[]; script?: string } | 'none' | 'unjudgeable';
+/** `stdinShell`: the wrapper starts a shell with no command (`sudo -s`, `su`, `pkexec`), which reads its commands from standard input. */
+type Inner = { words: ShellWord[]; script?: string; stdinShell?: boolean } | 'none' | 'unjudgeable';
 
 function innerCommand(words: ShellWord[], spec: WrapperSpec, out: Unwrapped): Inner {
   const name = commandName(words[0]!);
@@ -349,6 +366,7 @@ function innerCommand(words: ShellWord[], spec: WrapperSpec, out: Unwrapped): In
       // An abbreviation is the option it abbreviates (`su --comm`, `env --split-s`).
       const long = longNamed(t, wrapperLongs(name, spec)) ?? (eq >= 0 ? t.slice(2, eq) : t.slice(2));
       if (spec.loginLong?.includes(long)) login = true;
+      if (spec.shellLong?.includes(long) || spec.loginLong?.includes(long)) shellMode = shellMode || spec.shellFlags !== undefined;
       const kind = long === 'split-string' && name === 'env' ? 'split' : spec.scriptLong?.includes(long) ? 'script' : spec.envLong?.includes(long) ? 'env' : spec.chdirLong?.includes(long) ? 'chdir' : null;
       if (spec.execLong?.includes(long)) joinScript = false;
       if (eq < 0 && longWithValue.includes(long)) {
@@ -420,7 +438,8 @@ function innerCommand(words: ShellWord[], spec: WrapperSpec, out: Unwrapped): In
   const rest = noInner ? [] : words.slice(i);
   if (splitString !== null) return { words: [], script: [splitString, ...rest.map((w) => w.text)].join(' ') };
   if (script !== null) return { words: [], script: (script as ShellWord).text };
-  if (noInner) return 'none';
+  if (noInner) return name === 'su' || name === 'runuser' ? { words: [], stdinShell: true } : 'none';
+  if (rest.length === 0 && (shellMode || (login && name === 'sudo') || name === 'pkexec')) return { words: [], stdinShell: true };
   if ((shellMode || joinScript) && rest.length > 0) {
     if (rest.some((w) => w.dynamic)) {
       out.unjudgeable = `the command given to ${name} is only known at run time`;
