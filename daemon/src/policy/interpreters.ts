@@ -88,6 +88,9 @@ const JULIA: Language = { code: 'eE', codeLong: ['eval', 'print'], value: 'JCtLp
 const BUN: Language = { code: 'ep', codeLong: ['eval', 'print'], value: 'r', longValue: ['preload', 'cwd'], risky: ANY_CODE };
 const EXPECT: Language = { code: 'c', value: 'f', risky: ANY_CODE };
 
+/** awk regular-expression literals (`/error|warn/` after `~`, `(`, `{`, `,`, `!`, `&&`, `||`, `;` or at the start): their `|` is alternation, not a pipe. */
+const AWK_REGEX = /(^|[~(,{!&|;]\s*)\/(?:[^/\\\n]|\\.)*\//g;
+
 const LANGUAGES: ReadonlyArray<[RegExp, Language]> = [
   [/^(lua[0-9.]*|luajit)$/, LUA],
   [/^Rscript$/, RSCRIPT],
@@ -221,6 +224,6 @@ function awkCode(name: string, view: CommandView): string | null {
   }
   const dynamic = program.find((p) => p.dynamic);
   if (dynamic) return `${name}'s program is only known at run time (${dynamic.source})`;
-  const hit = program.length > 0 ? riskyCode(program.map((p) => p.text).join('\n'), { risky: AWK_RISKY }) : null;
+  const hit = program.length > 0 ? riskyCode(program.map((p) => p.text).join('\n'), { risky: AWK_RISKY, harmless: AWK_REGEX }) : null;
   return hit ? `the ${name} program uses ${JSON.stringify(hit)}, which can run programs or write files — the policy does not judge awk code` : null;
 }
