@@ -65,7 +65,8 @@ describe('tasks outlive the daemon; nothing outlives its session (issue 5)', () 
   });
 
   it('killing the session leaves neither a Popen-ed sleep nor a background sleep alive; their logs stay readable', async () => {
-    const popen = await run({ command: `python3 -c "import subprocess; subprocess.Popen(['sleep','1000'])"` });
+    // A script file: inline code that starts a program needs confirmation (policy review round 6).
+    const popen = await run({ command: `printf '%s\\n' 'import subprocess' "subprocess.Popen(['sleep','1000'])" > popen.py && python3 popen.py` });
     assert.equal(popen.env.data.exit_code, 0, popen.text);
     const bg = await run({ command: 'echo bg-started; sleep 1001', background: true });
     await pollUntil('both sleeps to run', () => sleeps(1000).length === 1 && sleeps(1001).length === 1);

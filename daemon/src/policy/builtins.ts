@@ -1,3 +1,5 @@
+import { INTERPRETER_CODE, interpreterCode, isInterpreter } from './interpreters.js';
+import { longNamed } from './options.js';
 import { readOnlyLabel } from './read-only.js';
 import { globToRegExp, viewArguments } from './rules.js';
 import { canonicalPath, globCoversProtected, holdfastHomeMarker, isBareTildeUser, isRawDevice, isRunTimeFolder, MAY_NAME_STARTUP, namesHoldfastConfig, namesShellStartupFile, protectedPath } from './paths.js';
@@ -5,7 +7,7 @@ import { POWER, powerAction } from './power.js';
 import { PROMPT_HOOK, promptHookChange } from './prompt-hook.js';
 import type { SimpleCommand } from './script-scan.js';
 import { GIT_RISKY_KEY, gitRunsCommand, programOption } from './program-options.js';
-import { literalWord, shownWord, subscriptRunsCode, type ShellWord } from './shell-syntax.js';
+import { expandConstantArithmetic, literalWord, shownWord, subscriptRunsCode, type ShellWord } from './shell-syntax.js';
 import { commandName, type CommandView } from './wrappers.js';
 
 /**
@@ -122,7 +124,7 @@ function findStarts(args: readonly ShellWord[]): ShellWord[] {
   return out;
 }
 
-const PATH_COMMANDS = new Set(['rm', 'chmod', 'chown', 'chgrp', 'find', 'rsync', 'mv']);
+const PATH_COMMANDS = new Set(['rm', 'chmod', 'chown', 'chgrp', 'find', 'rsync', 'mv', 'tar', 'zip']);
 
 function protectedPaths(name: string, view: CommandView, cwd: string | null, shown: () => string): BuiltinFinding | null {
   if (!PATH_COMMANDS.has(name)) return null;
@@ -162,9 +164,118 @@ function protectedPaths(name: string, view: CommandView, cwd: string | null, sho
       const sources = into ? a.positionals : a.positionals.slice(0, -1);
       return sources.length > 0 ? pathFinding(firstHit(sources, cwd, false), 'moves away', shown) : null;
     }
+    case 'tar': {
+      // `tar --remove-files` deletes every input once archived: judged as `rm -r` of them.
+      const inputs = tarRemovedInputs(args);
+      return inputs ? pathFinding(firstHit(inputs, cwd, view.openArgs), 'removes (tar --remove-files)', shown) : null;
+    }
+    case 'zip': {
+      // `zip -m|--move ARCHIVE FILES…` deletes the files once zipped: judged as `rm -r` of them.
+      const inputs = zipMovedInputs(args);
+      return inputs ? pathFinding(firstHit(inputs, cwd, view.openArgs), 'removes (zip -m)', shown) : null;
+    }
     default:
       return null;
   }
+}
+
+/** The files `zip -m|--move` deletes (every operand after the archive), or null without it; `-@` (names from input) adds a run-time word. */
+function zipMovedInputs(args: readonly ShellWord[]): ShellWord[] | null {
+  let moves = false;
+  const operands: ShellWord[] = [];
+  const fromInput: ShellWord[] = [];
+  let options = true;
+  for (let i = 0; i < args.length; i++) {
+    const w = args[i]!;
+    const t = w.text;
+    if (options && t === '--') {
+      options = false;
+      continue;
+    }
+    if (options && !w.dynamic && t.startsWith('--') && t.length > 2) {
+      if (longNamed(t, ['move'])) moves = true;
+      continue;
+    }
+    if (options && !w.dynamic && t.startsWith('-') && t.length > 1) {
+      for (let j = 1; j < t.length; j++) {
+        const l = t[j]!;
+        if (l === 'm') moves = true;
+        if (l === '@') fromInput.push({ ...w, dynamic: true });
+        if ('bntOZPsY'.includes(l)) {
+          if (j + 1 === t.length) i++;
+          break;
+        }
+      }
+      continue;
+    }
+    operands.push(w);
+  }
+  return moves ? [...operands.slice(1), ...fromInput] : null;
+}
+
+/** tar's short options that take a value (the next word, or the rest of the cluster). */
+const TAR_SHORT_VALUE = 'fCbTXgKNLVHFIs';
+/** tar's long options that take the next word as their value when not written `--opt=value`. */
+const TAR_LONG_VALUE = ['file', 'directory', 'files-from', 'exclude-from', 'exclude', 'blocking-factor', 'listed-incremental', 'starting-file', 'newer', 'newer-mtime', 'after-date', 'tape-length', 'label', 'format', 'use-compress-program', 'to-command', 'transform', 'xform', 'owner', 'group', 'mode', 'mtime', 'suffix', 'record-size', 'info-script', 'new-volume-script', 'rsh-command', 'volno-file', 'index-file', 'checkpoint-action', 'exclude-tag', 'exclude-tag-all', 'exclude-tag-under', 'sort', 'owner-map', 'group-map', 'level', 'occurrence', 'pax-option', 'quoting-style', 'strip-components', 'hole-detection', 'warning'];
+/** tar's long options without a separate value that a value option's name starts with, and `--remove-files`: resolved exactly. */
+const TAR_LONGS = [...TAR_LONG_VALUE, 'remove-files', 'checkpoint', 'backup', 'atime-preserve', 'one-top-level', 'exclude-vcs', 'exclude-vcs-ignores', 'exclude-caches', 'exclude-caches-all', 'exclude-caches-under', 'exclude-backups'];
+
+/**
+ * The files `tar --remove-files` (any abbreviation) deletes: its member arguments, placed under
+ * the folder a preceding `-C DIR` / `--directory DIR` names (a run-time folder makes them
+ * run-time words); `-T`/`--files-from` adds a run-time word. Null without `--remove-files`.
+ * Old-style bundled options (`tar cf A.tar …`) take their values in order.
+ */
+function tarRemovedInputs(args: readonly ShellWord[]): ShellWord[] | null {
+  let removes = false;
+  let dir: ShellWord | null = null;
+  const inputs: ShellWord[] = [];
+  const unknown = (w: ShellWord): ShellWord => ({ ...w, dynamic: true });
+  const place = (w: ShellWord): ShellWord => {
+    if (!dir || w.text.startsWith('/') || w.text.startsWith('~')) return w;
+    return { ...w, text: `${dir.text}/${w.text}`, dynamic: w.dynamic || dir.dynamic };
+  };
+  const option = (letter: string, value: ShellWord | undefined): void => {
+    if (letter === 'C' && value) dir = value;
+    if (letter === 'T' && value) inputs.push(unknown(value));
+  };
+  let options = true;
+  for (let i = 0; i < args.length; i++) {
+    const w = args[i]!;
+    const t = w.text;
+    if (options && t === '--') {
+      options = false;
+      continue;
+    }
+    if (options && !w.dynamic && t.startsWith('--') && t.length > 2) {
+      const eq = t.indexOf('=');
+      const named = longNamed(t, TAR_LONGS);
+      if (named === 'remove-files') {
+        removes = true;
+        continue;
+      }
+      if (named === null || !TAR_LONG_VALUE.includes(named)) continue;
+      const value = eq >= 0 ? { ...w, text: t.slice(eq + 1) } : args[++i];
+      option(named === 'directory' ? 'C' : named === 'files-from' ? 'T' : '', value);
+      continue;
+    }
+    const oldStyle = i === 0 && !w.dynamic && /^[A-Za-z]+$/.test(t);
+    if (options && !w.dynamic && (oldStyle || (t.startsWith('-') && t.length > 1))) {
+      const letters = oldStyle ? t : t.slice(1);
+      for (let j = 0; j < letters.length; j++) {
+        const l = letters[j]!;
+        if (!TAR_SHORT_VALUE.includes(l)) continue;
+        if (oldStyle) option(l, args[++i]);
+        else {
+          option(l, j + 1 < letters.length ? { ...w, text: letters.slice(j + 1) } : args[++i]);
+          break;
+        }
+      }
+      continue;
+    }
+    inputs.push(place(w));
+  }
+  return removes ? inputs : null;
 }
 
 /**
@@ -212,7 +323,7 @@ function rawDevice(name: string, view: CommandView, cmd: SimpleCommand, cwd: str
   let hit: string | null = null;
   for (const r of cmd.redirects) if (r.writes && !hit) hit = device(r.target ?? undefined);
   if (!hit && name === 'dd') for (const w of view.words.slice(1)) if (!hit && w.text.startsWith('of=')) hit = device(w, (t) => t.slice(3));
-  if (!hit && (FILE_WRITERS.has(name) || (name === 'sed' && view.words.some((w) => /^(-[A-Za-z]*i|--in-place)/.test(w.text))))) {
+  if (!hit && (FILE_WRITERS.has(name) || (name === 'sed' && view.words.some((w) => /^-[A-Za-z]*i/.test(w.text) || longNamed(w.text, ['in-place']) !== null)))) {
     for (const w of viewArguments(view).positionals) hit ??= device(w);
   }
   if (!hit && name === 'sysctl') {
@@ -259,6 +370,27 @@ function matchesEverything(pattern: string): boolean {
   }
 }
 
+/**
+ * The values a kill pid argument may have: a number in any spelling kill or bash accepts (spaces,
+ * a sign, leading zeros read as decimal or octal, `0x` hex), a constant arithmetic expansion
+ * (`$((1))`, `-$[1]`), or a value a variable was given earlier in the line (`p=-1; kill $p`).
+ * Empty when it is not a number or only known at run time.
+ */
+function pidValues(w: ShellWord): number[] {
+  if (w.dynamic) {
+    // A value set earlier in the line (`p=-1; kill $p`), or constant arithmetic (`-$((1))`).
+    const expanded = expandConstantArithmetic(w.source);
+    const texts = [...(w.values ?? []), ...(expanded === null ? [] : [expanded])];
+    return texts.flatMap((text) => pidValues({ text, dynamic: false, glob: false, source: text }));
+  }
+  const m = /^\s*([+-]?)\s*([+-]?)(0[xX][0-9a-fA-F]+|[0-9]+)\s*$/.exec(w.text);
+  if (!m) return [];
+  const sign = (m[1] === '-') !== (m[2] === '-') ? -1 : 1; // `-$((-1))` is 1
+  const d = m[3]!;
+  const values = /^0[xX]/.test(d) ? [parseInt(d.slice(2), 16)] : [parseInt(d, 10), ...(/^0[0-7]+$/.test(d) ? [parseInt(d, 8)] : [])];
+  return values.map((v) => sign * v);
+}
+
 function killAll(name: string, view: CommandView, shown: () => string): BuiltinFinding | null {
   if (name !== 'kill' && name !== 'pkill' && name !== 'killall' && name !== 'killall5') return null;
   const args = view.words.slice(1);
@@ -288,11 +420,11 @@ function killAll(name: string, view: CommandView, shown: () => string): BuiltinF
       }
       break;
     }
-    const pids = args.slice(i).filter((w) => !w.dynamic);
-    // `-1`, `-01`, `' -1'`: kill parses them all as pid -1.
-    if (pids.some((w) => /^\s*-0*1\s*$/.test(w.text))) return found('signals every process (pid -1)');
+    // `-1`, `-01`, `' -1'`, `-0x1`, `$((0-1))`: every spelling whose value is -1 (or 1).
+    const pids = args.slice(i).flatMap(pidValues);
+    if (pids.includes(-1)) return found('signals every process (pid -1)');
     // pid 1 is init: SIGINT reboots (ctrl-alt-del), SIGPWR and SIGRTMIN+4 power off… Only signal 0 (a liveness check) is harmless.
-    if (pids.some((w) => /^\s*0*1\s*$/.test(w.text)) && !/^(SIG)?0$|^0$/.test(signalName)) return { decision: 'deny', rule: 'built-in: kill all', reason: `${shown()} signals init (pid 1), which can reboot or stop the machine and every process with it` };
+    if (pids.includes(1) && !/^(SIG)?0$|^0$/.test(signalName)) return { decision: 'deny', rule: 'built-in: kill all', reason: `${shown()} signals init (pid 1), which can reboot or stop the machine and every process with it` };
     return null;
   }
   if (name !== 'pkill' && name !== 'killall') return null;
@@ -427,7 +559,7 @@ function gitConfig(view: CommandView): string | null {
     if (t === '-c' || t === '--config-env') kv = args[++i]?.text ?? null;
     else if (t.startsWith('-c')) kv = t.slice(2);
     else if (t.startsWith('--config-env=')) kv = t.slice('--config-env='.length);
-    else if (t.startsWith('--exec-path=')) return 'git --exec-path makes git run its commands from another folder';
+    else if (t.includes('=') && longNamed(t, ['exec-path'])) return 'git --exec-path makes git run its commands from another folder';
     if (kv !== null && (w.dynamic || args[i]?.dynamic || GIT_RISKY_KEY.test(kv))) return `git -c ${kv.split('=')[0]} sets a configuration that names a program or loads configuration`;
   }
   return null;
@@ -532,7 +664,8 @@ export function builtinFinding(view: CommandView, cmd: SimpleCommand, cwd: strin
     confirm(PROMPT_HOOK, promptHookChange(name, view)) ??
     confirm(POWER, powerAction(name, view)) ??
     (name === 'git' ? confirm('built-in: git config', gitConfig(view)) ?? confirm('built-in: program option', gitRunsCommand(view)) : null) ??
-    confirm('built-in: program option', programOption(name, view))
+    confirm('built-in: program option', programOption(name, view)) ??
+    (isInterpreter(name) ? confirm(INTERPRETER_CODE, interpreterCode(name, view, cmd)) : null)
   );
 }
 

@@ -128,6 +128,23 @@ export function specOf(name: string): OptionSpec | null {
   return Object.prototype.hasOwnProperty.call(SPECS, name) ? SPECS[name]! : null;
 }
 
+/**
+ * The long option `text` (`--name` or `--name=value`, as written) stands for, read as GNU
+ * getopt_long and git's parse-options do: a name of `names` (written without `--`) it spells in
+ * full, else the first it is a prefix of (`--to-com` is `to-command`). A prefix of several names
+ * is refused by getopt; taking the first keeps the policy on the side of asking. Null when `text`
+ * is not a long option or names none of them (docs/command-policy.md "Option equivalence").
+ */
+export function longNamed(text: string, names: readonly string[]): string | null {
+  if (!text.startsWith('--') || text.length < 3) return null;
+  const eq = text.indexOf('=');
+  const raw = eq < 0 ? text.slice(2) : text.slice(2, eq);
+  if (raw === '') return null;
+  if (names.includes(raw)) return raw;
+  for (const n of names) if (n.startsWith(raw)) return n;
+  return null;
+}
+
 /** A long option as written (`rec`) → every listed full name it may stand for. */
 function resolveLong(spec: OptionSpec | null, raw: string): string[] {
   const longs = spec?.longs;

@@ -94,7 +94,7 @@ const PROC_CWD = /^\/proc\/(self|thread-self|\d+)(\/task\/\d+)?\/cwd(?=\/|$)/;
  * a `cwd` link the policy cannot place, the rest is kept after it as written (see {@link isRunTimeFolder}).
  */
 function resolveAbsolute(p: string, cwd: string | null): string {
-  if (!p.includes('proc')) return posix.normalize(p).replace(/^\/\/+/, '/'); // no process link on the way
+  if (!p.includes('proc') && !p.includes('fd')) return posix.normalize(p).replace(/^\/\/+/, '/'); // no process or descriptor link on the way
   const stack: string[] = [];
   const parts = p.split('/');
   for (let i = 0; i < parts.length; i++) {
@@ -105,6 +105,11 @@ function resolveAbsolute(p: string, cwd: string | null): string {
       continue;
     }
     const inProcess = (stack.length === 2 || stack.length === 4) && stack[0] === 'proc' && PROC_PROCESS.test(`/${stack.join('/')}`);
+    // `/dev/fd/N`, `/proc/self/fd/N`: a link to whatever the descriptor has open; what follows it
+    // is kept as written (see isRunTimeFolder).
+    if (/^\d+$/.test(c) && stack[stack.length - 1] === 'fd' && ((stack.length === 2 && stack[0] === 'dev') || (stack.length >= 3 && stack[0] === 'proc' && PROC_PROCESS.test(`/${stack.slice(0, -1).join('/')}`)))) {
+      return `/${[...stack, c, ...parts.slice(i + 1).filter((x) => x !== '' && x !== '.')].join('/')}`;
+    }
     stack.push(c);
     if (!inProcess) continue;
     if (c === 'root') stack.length = 0;
@@ -119,12 +124,18 @@ function resolveAbsolute(p: string, cwd: string | null): string {
 
 /**
  * A canonical path through a process's current folder the policy cannot place (`/proc/self/cwd`
- * with no known working directory, `/proc/PID/cwd`): it may be any folder, so it is judged as a
- * run-time word.
+ * with no known working directory, `/proc/PID/cwd`), or through a descriptor link (`/dev/fd/3`,
+ * `/proc/self/fd/3/x`, `/proc/PID/fd/N`; review round 6) other than the command's own standard
+ * input, output and error: it may be any file or folder, so it is judged as a run-time word.
  */
 export function isRunTimeFolder(abs: string): boolean {
-  return PROC_CWD.test(abs);
+  return PROC_CWD.test(abs) || (FD_LINK.test(abs) && !STANDARD_FD.test(abs));
 }
+
+/** `/dev/fd/N`, `/proc/self/fd/N`, `/proc/PID/fd/N` (and `…/task/TID/fd/N`): a descriptor's link, and anything through it. */
+const FD_LINK = /^\/(dev|proc\/(self|thread-self|\d+)(\/task\/\d+)?)\/fd\/\d+(\/|$)/;
+/** This process's standard input, output or error itself (`/dev/fd/2`, `/proc/self/fd/1`): what the same command's redirections give it, judged there. */
+const STANDARD_FD = /^\/(dev|proc\/(self|thread-self))\/fd\/[012]$/;
 
 /** `/proc/self/root`, `/proc/PID/root`, `/proc/thread-self/root` (and `…/task/TID/root`): links to `/`. */
 // ---- where a command runs ----------------------------------------------------------------------

@@ -1,3 +1,4 @@
+import { longNamed } from './options.js';
 import type { ShellWord } from './shell-syntax.js';
 import type { CommandView } from './wrappers.js';
 
@@ -6,12 +7,15 @@ import type { CommandView } from './wrappers.js';
  * "Built-in confirmations"): that program would escape every rule, so the user is asked.
  */
 
+/** tar's long options whose value is a program it runs. */
+const TAR_PROGRAM_LONGS = ['to-command', 'use-compress-program', 'rsh-command', 'info-script', 'new-volume-script'];
+
 /** Git configuration keys that name a program, load code or redirect where configuration comes from. */
 export const GIT_RISKY_KEY =
   /^(core\.(pager|editor|sshcommand|fsmonitor|hookspath|askpass|gitproxy|alternaterefscommand|worktree)|sequence\.editor|diff\.external|diff\.[^=]*\.(textconv|command)|difftool\.|mergetool\.|merge\.[^=]*\.driver|filter\.|alias\.|credential\.|gpg\.|pager\.|uploadpack\.|receive\.procreceiverefs|remote\.[^=]*\.(uploadpack|receivepack|proxy|vcs)|protocol\.|include\.|includeif\.|init\.templatedir|ssh\.variant|web\.browser|browser\.|man\.|url\.|submodule\.|http\.proxy|core\.packedgitlimit)/i;
 
 /** `ssh -o` keys whose value is a command ssh runs locally (or a config that may name one). */
-const SSH_COMMAND_KEYS = /^(proxycommand|localcommand|permitlocalcommand|knownhostscommand|remotecommand|match)\b/i;
+const SSH_COMMAND_KEYS = /^(proxycommand|localcommand|permitlocalcommand|knownhostscommand|remotecommand|match|include|pkcs11provider|securitykeyprovider)\b/i;
 /** An `rsync -e` value that is just ssh with plain options. */
 const PLAIN_RSH = /^ssh( +[-\w.=/:@]+)*$/;
 
@@ -20,7 +24,7 @@ const PLAIN_RSH = /^ssh( +[-\w.=/:@]+)*$/;
  * confirmations"): the program would escape every rule. `tar --to-command|--use-compress-program|
  * --rsh-command|--info-script|--new-volume-script|--checkpoint-action=exec…|-I|-F`, `rsync -e|--rsh|
  * --rsync-path` (except plain `ssh …`), `zip -TT|--unzip-command`, `ssh|scp|sftp -o ProxyCommand=…`
- * (and the other command keys), `-F FILE`, `scp|sftp -S`, `man -P|--pager|-H|--html`.
+ * (and the other command keys, `Include`, the provider libraries), `-F FILE`, `ssh -I LIB`, `scp|sftp -S`, `man -P|--pager|-H|--html`.
  */
 export function programOption(name: string, view: CommandView): string | null {
   const args = view.words.slice(1);
@@ -38,19 +42,20 @@ export function programOption(name: string, view: CommandView): string | null {
     const isLong = t.startsWith('--');
     switch (name) {
       case 'tar':
-        if (isLong && ['--to-command', '--use-compress-program', '--rsh-command', '--info-script', '--new-volume-script'].includes(long(t))) return `tar ${long(t)} runs a program of its choosing`;
-        if (isLong && long(t) === '--checkpoint-action' && /exec/.test(value(i, '=')?.text ?? 'exec')) return 'tar --checkpoint-action=exec runs a command';
+        if (isLong && longNamed(t, TAR_PROGRAM_LONGS)) return `tar --${longNamed(t, TAR_PROGRAM_LONGS)} runs a program of its choosing`;
+        if (isLong && longNamed(t, ['checkpoint-action']) && /exec/.test(value(i, '=')?.text ?? 'exec')) return 'tar --checkpoint-action=exec runs a command';
         if (!isLong && /[IF]/.test(t.slice(1))) return `tar -${/I/.test(t) ? 'I' : 'F'} runs a program of its choosing`;
         break;
       case 'rsync': {
-        const flag = isLong ? (['--rsh', '--rsync-path'].includes(long(t)) ? long(t) : null) : t.slice(1).includes('e') && !t.includes('=') ? 'e' : null;
+        const named = isLong ? longNamed(t, ['rsh', 'rsync-path']) : null;
+        const flag = isLong ? (named ? `--${named}` : null) : t.slice(1).includes('e') && !t.includes('=') ? 'e' : null;
         if (flag === null) break;
         const v = value(i, flag === 'e' ? 'e' : '=');
         if (flag === '--rsync-path' || !v || v.dynamic || !PLAIN_RSH.test(v.text)) return `rsync ${flag === 'e' ? '-e' : flag} runs a program of its choosing`;
         break;
       }
       case 'zip':
-        if (t === '-TT' || long(t) === '--unzip-command') return 'zip -TT runs a program of its choosing';
+        if (t === '-TT' || longNamed(t, ['unzip-command'])) return 'zip -TT runs a program of its choosing';
         break;
       case 'ssh':
       case 'scp':
@@ -61,10 +66,14 @@ export function programOption(name: string, view: CommandView): string | null {
         }
         if (!isLong && /^-[A-Za-z]*F/.test(t) && !/^-[A-Za-z]*[oiJlLpRDWwBbcEIm]F/.test(t)) return `${name} -F loads a configuration that may run commands`;
         if (!isLong && name !== 'ssh' && /^-[A-Za-z]*S/.test(t)) return `${name} -S runs a program of its choosing`;
+        // `ssh -I LIB`: a PKCS#11 library loaded into ssh (code of its choosing).
+        if (!isLong && name === 'ssh' && /^-[A-Za-z]*I/.test(t) && !/^-[A-Za-z]*[bcDEeFiJLlmOoPpQRSWw]I/.test(t)) return 'ssh -I loads a library of its choosing';
+        // `-D sftp_server_path`: a local program run in place of ssh and the remote sftp server.
+        if (!isLong && name !== 'ssh' && /^-[A-Za-z]*D/.test(t) && !/^-[A-Za-z]*[oiJlPFScBRs]D/.test(t)) return `${name} -D runs a program of its choosing`;
         break;
       }
       case 'man':
-        if (['-P', '-H', '--pager', '--html'].includes(long(t)) || /^-[A-Za-z]*[PH]/.test(t)) return `man ${long(t)} runs a program of its choosing`;
+        if (longNamed(t, ['pager', 'html']) || /^-[A-Za-z]*[PH]/.test(t)) return `man ${long(t)} runs a program of its choosing`;
         break;
       default:
         return null;
@@ -77,17 +86,17 @@ export function programOption(name: string, view: CommandView): string | null {
 const GIT_GLOBAL_WITH_VALUE = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--super-prefix', '--config-env', '--exec-path', '--list-cmds', '--attr-source']);
 /** Per-subcommand options of git whose value is a command git runs. */
 const GIT_COMMAND_OPTIONS: Readonly<Record<string, { short?: string; long: readonly string[] }>> = {
-  rebase: { short: 'x', long: ['--exec'] },
-  fetch: { long: ['--upload-pack'] },
-  pull: { long: ['--upload-pack'] },
-  clone: { short: 'u', long: ['--upload-pack'] },
-  'ls-remote': { long: ['--upload-pack'] },
-  archive: { long: ['--exec'] },
-  push: { long: ['--receive-pack', '--exec'] },
-  'send-pack': { long: ['--receive-pack', '--exec'] },
-  grep: { short: 'O', long: ['--open-files-in-pager'] },
-  difftool: { short: 'x', long: ['--extcmd'] },
-  'filter-branch': { long: ['--env-filter', '--tree-filter', '--index-filter', '--parent-filter', '--msg-filter', '--commit-filter', '--tag-name-filter'] },
+  rebase: { short: 'x', long: ['exec'] },
+  fetch: { long: ['upload-pack'] },
+  pull: { long: ['upload-pack'] },
+  clone: { short: 'u', long: ['upload-pack'] },
+  'ls-remote': { long: ['upload-pack'] },
+  archive: { long: ['exec'] },
+  push: { long: ['receive-pack', 'exec'] },
+  'send-pack': { long: ['receive-pack', 'exec'] },
+  grep: { short: 'O', long: ['open-files-in-pager'] },
+  difftool: { short: 'x', long: ['extcmd'] },
+  'filter-branch': { long: ['env-filter', 'tree-filter', 'index-filter', 'parent-filter', 'msg-filter', 'commit-filter', 'tag-name-filter'] },
 };
 
 /**
@@ -117,7 +126,8 @@ export function gitRunsCommand(view: CommandView): string | null {
   for (const w of rest) {
     const t = w.text;
     if (t === '--') break;
-    if (spec.long.some((l) => t === l || t.startsWith(`${l}=`))) return `git ${sub.text} ${t.split('=')[0]} runs a command of its choosing`;
+    const named = longNamed(t, spec.long);
+    if (named) return `git ${sub.text} --${named} runs a command of its choosing`;
     if (spec.short && !t.startsWith('--') && t.startsWith('-') && t.slice(1).includes(spec.short)) return `git ${sub.text} -${spec.short} runs a command of its choosing`;
   }
   return null;

@@ -1,3 +1,4 @@
+import { longNamed } from './options.js';
 import type { Redirection } from './script-scan.js';
 import type { ShellWord } from './shell-syntax.js';
 import { commandName, type CommandView } from './wrappers.js';
@@ -41,15 +42,15 @@ export function readOnlyLabel(view: CommandView, redirects: readonly Redirection
     case 'find':
       return !runtime && !args.some((a) => FIND_ACTIONS.has(a.text)) ? 'read-only: find' : null;
     case 'rg':
-      return !runtime && !args.some((a) => a.text === '--pre' || a.text.startsWith('--pre=')) ? 'read-only: rg' : null;
+      return !runtime && !args.some((a) => longNamed(a.text, ['pre'])) ? 'read-only: rg' : null;
     case 'sort':
-      return !runtime && !args.some((a) => a.text === '-o' || a.text.startsWith('--output') || /^-[A-Za-z]*o/.test(a.text) || a.text.startsWith('--comp')) ? 'read-only: sort' : null;
+      return !runtime && !args.some((a) => a.text === '-o' || longNamed(a.text, ['output', 'compress-program']) || /^-[A-Za-z]*o/.test(a.text)) ? 'read-only: sort' : null;
     case 'tree':
-      return !runtime && !args.some((a) => /^-[A-Za-z]*o/.test(a.text) || a.text.startsWith('--fromfile')) ? 'read-only: tree' : null;
+      return !runtime && !args.some((a) => /^-[A-Za-z]*o/.test(a.text) || longNamed(a.text, ['fromfile'])) ? 'read-only: tree' : null;
     case 'uniq':
       return !runtime && positionals(args).length <= 1 ? 'read-only: uniq' : null;
     case 'date':
-      return !runtime && !args.some((a) => a.text === '-s' || a.text.startsWith('--set')) ? 'read-only: date' : null;
+      return !runtime && !args.some((a) => /^-[A-Za-z]*s/.test(a.text) || longNamed(a.text, ['set'])) ? 'read-only: date' : null;
     case 'env':
       return args.length === 0 ? 'read-only: env' : null;
     case 'git':
@@ -63,7 +64,8 @@ function gitReadOnly(args: ShellWord[], runtime: boolean): string | null {
   if (runtime || args.length === 0) return null;
   const sub = args[0]!.text;
   const rest = args.slice(1);
-  if (rest.some((a) => GIT_WRITING_OPTIONS.test(a.text))) return null;
+  // Also abbreviated (`--out=f`, `--ext`): git's option parser takes unique prefixes.
+  if (rest.some((a) => GIT_WRITING_OPTIONS.test(a.text) || longNamed(a.text, ['output', 'ext-diff', 'textconv']))) return null;
   if (GIT_READ.has(sub)) return `read-only: git ${sub}`;
   if (sub === 'remote' && rest.every((a) => a.text === '-v' || a.text === '--verbose')) return 'read-only: git remote';
   if (sub === 'branch' && rest.every((a) => /^(-a|-r|-v|-vv|--list|--all|--remotes|--verbose|--show-current|--no-color)$/.test(a.text))) return 'read-only: git branch';

@@ -737,3 +737,117 @@ function ansiCFull(raw: string): string {
   }
   return out;
 }
+
+/**
+ * The value of a word that is only an arithmetic expansion of constants (`$((1))`, `"$(( 0-1 ))"`,
+ * `$[2-1]`, `$((0x10 / 2))`), computed as bash does (64-bit integers approximated by JavaScript
+ * numbers; `0x` hex, leading-`0` octal, `BASE#DIGITS`; `+ - * / % ** ~ ( )`, unary signs). Null
+ * when the word is anything else or names a variable, a substitution, an assignment, a comparison…
+ * — its value is then only known at run time.
+ */
+export function constantArithmetic(source: string): number | null {
+  const m = /^"?(?:\$\(\(([^]*)\)\)|\$\[([^]*)\])"?$/.exec(source.trim());
+  if (!m) return null;
+  const expr = m[1] ?? m[2] ?? '';
+  const tokens = expr.match(/\s+|\*\*|[-+*/%~()]|[0-9][0-9A-Za-z@_#]*|./g) ?? [];
+  const toks = tokens.filter((t) => !/^\s+$/.test(t));
+  let at = 0;
+  const number = (t: string): number | null => {
+    let v: number;
+    if (/^0[xX][0-9a-fA-F]+$/.test(t)) v = parseInt(t.slice(2), 16);
+    else if (/^0[0-7]*$/.test(t)) v = parseInt(t, 8);
+    else if (/^[1-9][0-9]*$/.test(t)) v = parseInt(t, 10);
+    else if (/^[0-9]+#[0-9A-Za-z@_]+$/.test(t)) {
+      const [b, digits] = t.split('#') as [string, string];
+      const base = Number(b);
+      if (base < 2 || base > 36 || (base <= 36 && !new RegExp(`^[${'0123456789abcdefghijklmnopqrstuvwxyz'.slice(0, base)}]+$`, base > 10 ? 'i' : '').test(digits))) return null;
+      v = parseInt(digits, base);
+    } else return null;
+    return Number.isFinite(v) ? v : null;
+  };
+  const unary = (): number | null => {
+    const t = toks[at];
+    if (t === '-' || t === '+' || t === '~') {
+      at++;
+      const v = unary();
+      return v === null ? null : t === '-' ? -v : t === '~' ? -v - 1 : v;
+    }
+    if (t === '(') {
+      at++;
+      const v = sum();
+      if (toks[at] !== ')') return null;
+      at++;
+      return v;
+    }
+    if (t === undefined) return null;
+    at++;
+    return number(t);
+  };
+  const power = (): number | null => {
+    const b = unary();
+    if (b === null) return null;
+    if (toks[at] !== '**') return b;
+    at++;
+    const e = power();
+    return e === null || e < 0 ? null : b ** e;
+  };
+  const product = (): number | null => {
+    let v = power();
+    while (v !== null && (toks[at] === '*' || toks[at] === '/' || toks[at] === '%')) {
+      const op = toks[at++];
+      const r = power();
+      if (r === null || (op !== '*' && r === 0)) return null;
+      v = op === '*' ? v * r : op === '/' ? Math.trunc(v / r) : v % r;
+    }
+    return v;
+  };
+  const sum = (): number | null => {
+    let v = product();
+    while (v !== null && (toks[at] === '+' || toks[at] === '-')) {
+      const op = toks[at++];
+      const r = product();
+      if (r === null) return null;
+      v = op === '+' ? v + r : v - r;
+    }
+    return v;
+  };
+  const v = sum();
+  return v !== null && at === toks.length && Number.isSafeInteger(v) ? v : null;
+}
+
+/**
+ * A word made of literal characters and constant arithmetic expansions (`-$((1))`, `"-0$[1]"`),
+ * with each expansion replaced by its value ({@link constantArithmetic}); null when any other
+ * expansion or quoting is part of it.
+ */
+export function expandConstantArithmetic(source: string): string | null {
+  let s = source.trim();
+  if (s.length >= 2 && s.startsWith('"') && s.endsWith('"')) s = s.slice(1, -1);
+  let out = '';
+  for (let i = 0; i < s.length; ) {
+    const c = s[i]!;
+    if (c !== '$') {
+      if (!/[\w+\- ]/.test(c)) return null;
+      out += c;
+      i++;
+      continue;
+    }
+    let end = -1;
+    if (s.startsWith('$((', i)) {
+      let depth = 0;
+      for (let j = i + 1; j < s.length; j++) {
+        if (s[j] === '(') depth++;
+        else if (s[j] === ')' && --depth === 0) {
+          end = j + 1;
+          break;
+        }
+      }
+    } else if (s.startsWith('$[', i)) end = s.indexOf(']', i) + 1;
+    if (end <= 0) return null;
+    const v = constantArithmetic(s.slice(i, end));
+    if (v === null) return null;
+    out += String(v);
+    i = end;
+  }
+  return out;
+}

@@ -1,4 +1,5 @@
 import { posix } from 'node:path';
+import { longNamed } from './options.js';
 import { literalWord, type ShellWord } from './shell-syntax.js';
 import type { Assignment, SimpleCommand } from './script-scan.js';
 
@@ -85,6 +86,8 @@ interface WrapperSpec {
   /** Short / long options that start a login shell, in the target user's home folder (`su -l`, `sudo -i`). */
   loginShort?: string;
   loginLong?: readonly string[];
+  /** Long options that, like {@link shellFlags}, run the command through a shell (`sudo --shell`). */
+  shellLong?: readonly string[];
 }
 
 const SU = {
@@ -96,6 +99,18 @@ const SU = {
   loginLong: ['login'],
 } as const;
 
+const LONGS_OF = new Map<string, readonly string[]>();
+
+/** Every long option a wrapper's spec names (for abbreviations: `su --comm` is `--command`). */
+function wrapperLongs(name: string, spec: WrapperSpec): readonly string[] {
+  let known = LONGS_OF.get(name);
+  if (!known) {
+    known = [...new Set([...(spec.scriptLong ?? []), ...(spec.envLong ?? []), ...(spec.chdirLong ?? []), ...(spec.loginLong ?? []), ...(spec.execLong ?? []), ...(spec.shellLong ?? []), ...(spec.longWithValue ?? [])])];
+    LONGS_OF.set(name, known);
+  }
+  return known;
+}
+
 const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   env: { shortWithValue: 'uCS', longWithValue: ['unset', 'chdir', 'split-string'], assignments: true, chdirShort: 'C', chdirLong: ['chdir'] },
   command: { noCommandFlags: 'vV' },
@@ -106,7 +121,8 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   timeout: { shortWithValue: 'sk', longWithValue: ['signal', 'kill-after'], leadingPositionals: 1 },
   xargs: {
     shortWithValue: 'adEILnPs',
-    longWithValue: ['arg-file', 'delimiter', 'eof', 'replace', 'max-lines', 'max-args', 'max-procs', 'max-chars', 'process-slot-var'],
+    // `--replace[=R]`, `--eof[=E]`, `--max-lines[=N]`: optional values, only ever after `=`.
+    longWithValue: ['arg-file', 'delimiter', 'max-args', 'max-procs', 'max-chars', 'process-slot-var'],
     openArgs: true,
     defaultCommand: 'echo',
   },
@@ -116,6 +132,7 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     assignments: true,
     noCommandFlags: 'lvkK',
     shellFlags: 'si',
+    shellLong: ['shell'],
     chdirShort: 'D',
     chdirLong: ['chdir'],
     loginShort: 'i',
@@ -271,6 +288,19 @@ export function unwrap(cmd: SimpleCommand): Unwrapped {
       out.views.push({ words, openArgs, role: 'command' });
       return out;
     }
+    if (inner.stdinShell) {
+      // Review round 6: `sudo -s <<< '…'`, `su <<EOF`: the shell's commands come from its input.
+      const fed = inputText(cmd, 0);
+      if (fed !== null && fed !== 'unknown') {
+        out.views.push({ words, openArgs, role: 'wrapper' });
+        out.via.push(`${name} <<`);
+        out.scripts.push({ text: fed.text, via: `${name} <<` });
+      } else {
+        out.views.push({ words, openArgs, role: 'command' });
+        if (fed === 'unknown' || cmd.pipedInput || openArgs) out.unjudgeable = `the shell ${name} starts reads the commands it runs from its input, which is only known at run time`;
+      }
+      return out;
+    }
     if (inner.script !== undefined) {
       out.views.push({ words, openArgs, role: 'wrapper' });
       out.via.push(name);
@@ -288,7 +318,8 @@ export function unwrap(cmd: SimpleCommand): Unwrapped {
   return out;
 }
 
-type Inner = { words: ShellWord[]; script?: string } | 'none' | 'unjudgeable';
+/** `stdinShell`: the wrapper starts a shell with no command (`sudo -s`, `su`, `pkexec`), which reads its commands from standard input. */
+type Inner = { words: ShellWord[]; script?: string; stdinShell?: boolean } | 'none' | 'unjudgeable';
 
 function innerCommand(words: ShellWord[], spec: WrapperSpec, out: Unwrapped): Inner {
   const name = commandName(words[0]!);
@@ -332,8 +363,10 @@ function innerCommand(words: ShellWord[], spec: WrapperSpec, out: Unwrapped): In
     }
     if (t.startsWith('--') && t.length > 2) {
       const eq = t.indexOf('=');
-      const long = eq >= 0 ? t.slice(2, eq) : t.slice(2);
+      // An abbreviation is the option it abbreviates (`su --comm`, `env --split-s`).
+      const long = longNamed(t, wrapperLongs(name, spec)) ?? (eq >= 0 ? t.slice(2, eq) : t.slice(2));
       if (spec.loginLong?.includes(long)) login = true;
+      if (spec.shellLong?.includes(long) || spec.loginLong?.includes(long)) shellMode = shellMode || spec.shellFlags !== undefined;
       const kind = long === 'split-string' && name === 'env' ? 'split' : spec.scriptLong?.includes(long) ? 'script' : spec.envLong?.includes(long) ? 'env' : spec.chdirLong?.includes(long) ? 'chdir' : null;
       if (spec.execLong?.includes(long)) joinScript = false;
       if (eq < 0 && longWithValue.includes(long)) {
@@ -405,7 +438,8 @@ function innerCommand(words: ShellWord[], spec: WrapperSpec, out: Unwrapped): In
   const rest = noInner ? [] : words.slice(i);
   if (splitString !== null) return { words: [], script: [splitString, ...rest.map((w) => w.text)].join(' ') };
   if (script !== null) return { words: [], script: (script as ShellWord).text };
-  if (noInner) return 'none';
+  if (noInner) return name === 'su' || name === 'runuser' ? { words: [], stdinShell: true } : 'none';
+  if (rest.length === 0 && (shellMode || (login && name === 'sudo') || name === 'pkexec')) return { words: [], stdinShell: true };
   if ((shellMode || joinScript) && rest.length > 0) {
     if (rest.some((w) => w.dynamic)) {
       out.unjudgeable = `the command given to ${name} is only known at run time`;
@@ -463,9 +497,9 @@ function xargsReplaceString(words: ShellWord[]): string | null {
     if (t === '--' || !t.startsWith('-')) return null;
     if (t === '-I') return words[i + 1]?.text ?? null;
     if (t.startsWith('-I')) return t.slice(2);
-    if (t === '-i' || t === '--replace') return '{}';
+    if (t === '-i') return '{}';
     if (t.startsWith('-i')) return t.slice(2);
-    if (t.startsWith('--replace=')) return t.slice('--replace='.length);
+    if (longNamed(t, ['replace'])) return t.includes('=') ? t.slice(t.indexOf('=') + 1) : '{}';
   }
   return null;
 }
@@ -588,7 +622,7 @@ function shellLayer(words: ShellWord[], cmd: SimpleCommand, openArgs: boolean, o
  * The descriptor a script path names (`/dev/stdin` → 0, `/dev/fd/3` → 3, `/proc/self/fd/0`, also
  * spelled `//dev/./stdin`), or null when it is an ordinary file.
  */
-function descriptorPath(w: ShellWord): number | null {
+export function descriptorPath(w: ShellWord): number | null {
   if (w.dynamic || !w.text.startsWith('/')) return null;
   const p = posix.normalize(w.text.replace(/\/+/g, '/'));
   if (p === '/dev/stdin') return 0;
@@ -597,16 +631,19 @@ function descriptorPath(w: ShellWord): number | null {
 }
 
 /**
- * What a command's descriptor `fd` reads: the text of a quoted here-document or a literal
- * here-string on it, `'unknown'` when it reads a file, another descriptor or a run-time
- * here-string, null when nothing is redirected to it.
+ * What a command's descriptor `fd` reads: the text of a quoted here-document, of an unquoted one
+ * with nothing to expand, or of a literal here-string on it; `'unknown'` when it reads a file,
+ * another descriptor, a run-time here-string or an unquoted here-document that expands something;
+ * null when nothing is redirected to it.
  */
-function inputText(cmd: SimpleCommand, fd: number): { text: string } | 'unknown' | null {
+export function inputText(cmd: SimpleCommand, fd: number): { text: string } | 'unknown' | null {
   let found: { text: string } | 'unknown' | null = null;
   for (const r of cmd.redirects) {
     const rfd = r.fd === null ? (r.op.startsWith('<') ? 0 : 1) : Number(r.fd);
     if (rfd !== fd || !r.op.startsWith('<')) continue;
-    if (r.heredoc !== undefined) found = { text: r.heredoc };
+    // An unquoted here-document expands `$…`, `` `…` `` and `\` before its text is read: with any of
+    // them the text is only known at run time (review round 6: `bash <<EOF` + `echo $X`).
+    if (r.heredoc !== undefined) found = /['"\\]/.test(r.target?.source ?? '') || !/[$`\\]/.test(r.heredoc) ? { text: r.heredoc } : 'unknown';
     else if (r.op === '<<<' && r.target && !r.target.dynamic) found = { text: r.target.text };
     else found = 'unknown'; // `<`, `<&`, `<>`, an unquoted here-document, a run-time here-string
   }
