@@ -210,7 +210,10 @@ describe('secrets (issue 12)', () => {
       assert.equal(r.env.status, 'succeeded', r.text);
       assert.equal((r.env.data as { via: string }).via, 'page');
       assert.doesNotMatch(JSON.stringify(r), /127\.0\.0\.1:\d+\/s\//, 'the URL never reaches the model');
-      assert.equal((await rawRequest(pageUrl.split('#')[0]!, { method: 'GET' })).status, 410, 'the page is gone once used');
+      // Gone once used: 410 while the loopback server still runs; once no page is open the server
+      // itself stops (within 1–5 s of the answer), and then nothing listens there at all.
+      const gone = await rawRequest(pageUrl.split('#')[0]!, { method: 'GET' }).then((x) => String(x.status), (err: NodeJS.ErrnoException) => err.code ?? String(err));
+      assert.ok(gone === '410' || gone === 'ECONNREFUSED', `the page is gone once used (got ${gone})`);
       const used = await callTool(client, 'execute', { remote_session_id: rs, command: 'echo "db=$DB_PASSWORD"', secrets: ['DB_PASSWORD'], yield_time_ms: 30_000 });
       assert.match(String((used.env.data as { output: string }).output), /db=\[secret:DB_PASSWORD\]/);
 
