@@ -38,20 +38,34 @@ interface Language {
 /** Escapes and builders that hide a name from a word test (`\x73ystem`, `chr(115)`, `fromCharCode`). */
 const HIDDEN = String.raw`\\[xuUN0-7]|\bchr\b|\bord\b|fromCharCode|\batob\b|\bbase64\b|\bdecode\b|\bunhexlify\b|\bpack\b|\breverse\b|\bjoin\b|\bconcat\b|\bformat\b|%c`;
 
+/** Escapes that spell a name inside a string literal (`'\x73ystem'`). */
+const ESCAPES = String.raw`\\[xuUN0-7]`;
+
+/**
+ * Python: what runs programs, loads or evaluates code, reaches names indirectly (`getattr`,
+ * dunders, `sys.modules`) or changes files; reading (`open('f')`, `json.load`, `os.environ`,
+ * `os.path`, `', '.join`) stays allowed — agents run such one-liners all the time. A name built at
+ * run time can only be used through the indirect forms, which ask.
+ */
 const PYTHON: Language = {
   code: 'c',
   value: 'mWXQ',
   longValue: ['check-hash-based-pycs'],
-  risky: new RegExp(String.raw`\b(os|subprocess|shutil|pty|socket|ctypes|cffi|importlib|imp|runpy|sys\.modules|multiprocessing|signal|pathlib|Path|tempfile|glob|http|urllib|requests|builtins|exec|eval|compile|open|getattr|setattr|globals|locals|vars|breakpoint|system|popen|spawn\w*|fork|exec\w+|remove|unlink|rmtree|rename|replace|chmod|chown|kill|pickle|marshal|shelve|code|pdb|atexit|webbrowser)\b|__|${HIDDEN}`),
-  harmless: /\bopen\(\s*(['"])[^'"\\]*\1\s*\)/g,
+  risky: new RegExp(String.raw`\b(subprocess|pty|ctypes|cffi|importlib|imp|runpy|multiprocessing|system|popen\w*|spawn\w*|fork\w*|execv\w*|execl\w*|exec|eval|compile|unlink|rmtree|rmdir|removedirs|rename\w*|chmod|chown|lchown|kill\w*|truncate|symlink\w*|hardlink_to|link|write_text|write_bytes|touch|mkdir|makedirs|mkfifo|mknod|chdir|chroot|setuid|setgid|putenv|copy\w*file|copytree|copy2|move|pickle|marshal|shelve|breakpoint|webbrowser|socket|urlopen|urlretrieve|setattr|getattr|globals|locals|vars|builtins|atexit|signal|open)\b|\bos\.(remove|replace)\b|\bsys\.modules\b|__|${ESCAPES}`),
+  harmless: /\bopen\(\s*(['"])[^'"\\]*\1\s*(,\s*(['"])r?b?t?\3\s*)?(,\s*encoding\s*=\s*(['"])[\w-]+\5\s*)?\)/g,
 };
 
+/**
+ * Node: what runs programs, loads code by a computed name, evaluates strings, reaches objects
+ * indirectly (`globalThis`, `Reflect`, `constructor`, `process[…]`) or changes files; `require` of a
+ * literal module name other than those, reading files and `process.env` stay allowed.
+ */
 const NODE: Language = {
   code: 'ep',
   codeLong: ['eval', 'print'],
   value: 'rC',
   longValue: ['require', 'import', 'loader', 'experimental-loader', 'input-type', 'conditions', 'title'],
-  risky: new RegExp(String.raw`\b(require|import|child_process|getBuiltinModule|mainModule|binding|_linkedBinding|dlopen|kill|spawn\w*|exec\w*|fork|eval|Function|constructor|prototype|fs|writeFile\w*|appendFile\w*|unlink\w*|rm\w*|rename\w*|chmod\w*|Deno|Bun|WebAssembly|Reflect|Proxy|globalThis|global|fetch|Buffer|Worker|vm|module|process\.(env|chdir|setuid|setgid|exit|abort|stdout\.fd))\b|__|\[\s*['"\x60]|${HIDDEN}`),
+  risky: new RegExp(String.raw`\b(child_process|worker_threads|cluster|inspector|getBuiltinModule|mainModule|binding|_linkedBinding|dlopen|spawn\w*|execSync|execFile\w*|fork|eval|Function|constructor|prototype|vm|Worker|WebAssembly|Deno|Bun|Reflect|Proxy|globalThis|global|module|writeFile\w*|appendFile\w*|createWriteStream|unlink\w*|rm|rmSync|rmdir\w*|rename\w*|chmod\w*|chown\w*|copyFile\w*|cp|cpSync|symlink\w*|link\w*|truncate\w*|mkdir\w*|open|openSync|utimes\w*|process\.(chdir|setuid|setgid|abort|kill|dlopen))\b|\b(require|import)\s*\(\s*(?!(['"\x60])[^'"\x60\\]*\4\s*\))|\b(process|require|module)\s*\[|__|${ESCAPES}|fromCharCode|\batob\b`),
   harmless: /\brequire\(\s*(['"])[^'"\\]*\.json\1\s*\)/g,
 };
 
