@@ -117,7 +117,7 @@ describe('cancelling execute', () => {
     const headers = await legacySession();
     await coldShell();
     const answer = postExecute(headers, 8, 'touch legacy-cancelled-ran');
-    const fg = await pollUntil('the command to be queued', foreground);
+    const fg = await pollUntil('the command to be queued', foreground, 20_000);
     const t0 = Date.now();
     await cancel(headers, 8);
     const { body, endedAt } = await answer;
@@ -176,7 +176,7 @@ describe('cancelling execute', () => {
       await coldShell();
       const ac = new AbortController();
       const pending = client.callTool({ name: 'execute', arguments: { remote_session_id: rs, command: 'touch modern-queued-ran', yield_time_ms: 30_000 } }, { signal: ac.signal });
-      const fg = await pollUntil('the command to be queued', foreground);
+      const fg = await pollUntil('the command to be queued', foreground, 20_000);
       ac.abort();
       await assert.rejects(pending);
       rmSync(slow(), { force: true });
