@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
 import { pollUntil, TestHome } from './_harness/home.js';
-import { callTool, httpClient, openSession, ownerToken, startAdapter, type AdapterProcess } from './_harness/mcp-adapter.js';
+import { callTool, httpClient, openSession, ownerToken, startAdapter, useAdapters } from './_harness/mcp-adapter.js';
 import { toolCaller } from './_harness/tools.js';
 
 /**
@@ -15,14 +15,7 @@ import { toolCaller } from './_harness/tools.js';
  */
 describe('execute across kill -9 of the adapter and restart-daemon', () => {
   const h = new TestHome();
-  const adapters: AdapterProcess[] = [];
-  const clients: Client[] = [];
-  before(() => h.startDaemon());
-  after(async () => {
-    for (const c of clients) await c.close().catch(() => undefined);
-    for (const a of adapters) await a.kill9();
-    await h.cleanup();
-  });
+  const { adapters, clients } = useAdapters(h);
 
   async function connect(): Promise<Client> {
     const a = await startAdapter(h);

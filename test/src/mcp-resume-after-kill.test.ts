@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
 import { isAlive, pollUntil, TestHome } from './_harness/home.js';
-import { callTool, httpClient, openSession, ownerToken, run, startAdapter, stdioClient, type AdapterProcess, type EraMode } from './_harness/mcp-adapter.js';
+import { callTool, httpClient, openSession, ownerToken, run, startAdapter, stdioClient, useAdapters, type EraMode } from './_harness/mcp-adapter.js';
 import { callAfter } from './_harness/text-calls.js';
 
 /**
@@ -20,14 +20,7 @@ const ERAS: { label: string; mode: EraMode; expect: 'legacy' | 'modern' }[] = [
 for (const era of ERAS) {
   describe(`HTTP ${era.label}: kill -9 of the adapter and restart-daemon keep the shell`, () => {
     const h = new TestHome();
-    const adapters: AdapterProcess[] = [];
-    const clients: Client[] = [];
-    before(() => h.startDaemon());
-    after(async () => {
-      for (const c of clients) await c.close().catch(() => undefined);
-      for (const a of adapters) await a.kill9();
-      await h.cleanup();
-    });
+    const { adapters, clients } = useAdapters(h);
 
     it('resumes the same shell pid through a new adapter, then after restart-daemon', async () => {
       const a1 = await startAdapter(h);
@@ -120,14 +113,7 @@ describe('stdio: kill -9 of the adapter and restart-daemon keep the shell', () =
 
 describe('resume while a command still runs: the text block names it and the call that picks it up', () => {
   const h = new TestHome();
-  const adapters: AdapterProcess[] = [];
-  const clients: Client[] = [];
-  before(() => h.startDaemon());
-  after(async () => {
-    for (const c of clients) await c.close().catch(() => undefined);
-    for (const a of adapters) await a.kill9();
-    await h.cleanup();
-  });
+  const { adapters, clients } = useAdapters(h);
 
   it('after kill -9 of the adapter, session(open) and observe(view="session") name the foreground task and the background count', async () => {
     // A client that gives the model only the text block (DESIGN §6.3) read "Resumed session … cwd …"

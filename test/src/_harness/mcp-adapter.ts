@@ -178,6 +178,24 @@ export function useStdioSession(setup: (h: TestHome) => Promise<void> = async ()
   return f;
 }
 
+/**
+ * Registers `before`/`after` hooks of the current suite for a scenario that starts its own
+ * adapters and clients on `h`: the daemon starts before the suite; after it every client pushed to
+ * `clients` is closed, every adapter pushed to `adapters` is killed (SIGKILL) and the home is
+ * cleaned up.
+ */
+export function useAdapters(h: TestHome): { adapters: AdapterProcess[]; clients: Client[] } {
+  const adapters: AdapterProcess[] = [];
+  const clients: Client[] = [];
+  before(() => h.startDaemon());
+  after(async () => {
+    for (const c of clients) await c.close().catch(() => undefined);
+    for (const a of adapters) await a.kill9();
+    await h.cleanup();
+  });
+  return { adapters, clients };
+}
+
 /** The §6.3 envelope of a tool result. */
 export interface Envelope {
   status: string;
