@@ -259,6 +259,8 @@ export class RfbClient extends EventEmitter<{ screens: [DisplayView[]]; close: [
             await this.readUpdate();
             break;
           case 1: {
+            // SetColourMapEntries (RFC 6143 §7.6.2): we ask for true colour, so the map is read past
+            // (padding, first colour, then n × 6 bytes of RGB).
             await r.skip(3);
             const n = await r.u16();
             await r.skip(n * 6);
@@ -267,6 +269,8 @@ export class RfbClient extends EventEmitter<{ screens: [DisplayView[]]; close: [
           case 2:
             break; // Bell
           case 3: {
+            // ServerCutText (§7.6.4): the remote clipboard is not used; 3 bytes of padding, then
+            // the text's length and the text are read past.
             await r.skip(3);
             await r.skip(await r.u32());
             break;
@@ -282,7 +286,7 @@ export class RfbClient extends EventEmitter<{ screens: [DisplayView[]]; close: [
 
   private async readUpdate(): Promise<void> {
     const r = this.reader;
-    await r.skip(1);
+    await r.skip(1); // FramebufferUpdate padding (§7.6.1)
     const count = await r.u16();
     const rects: Rect[] = [];
     for (let i = 0; i < count; i++) {
@@ -321,7 +325,7 @@ export class RfbClient extends EventEmitter<{ screens: [DisplayView[]]; close: [
           break;
         case Encodings.EXTENDED_DESKTOP_SIZE: {
           const n = await r.u8();
-          await r.skip(3);
+          await r.skip(3); // padding before the screens (ExtendedDesktopSize pseudo-encoding)
           const raw = await r.read(16 * n);
           // x = reason (1: our own request), y = status (non-zero: a refused request; size unchanged).
           if (!(x === 1 && y !== 0)) {
