@@ -70,34 +70,35 @@ function* walkDir(o: WalkOptions, globs: GlobFilter, frames: IgnoreFrame[], dir:
     return;
   }
   const here = own ? [...frames, { dir, rules: own }] : frames;
-  const sizes = new Map<string, number>();
-  if (Number.isFinite(o.maxFileBytes)) {
-    for (const e of entries) {
-      if (!e.isFile()) continue;
-      try {
-        sizes.set(e.name, lstatSync(h.entry(e.name)).size);
-      } catch {
-        // gone
-      }
-    }
-  }
-  h.close();
   const names = entries.map((e) => e.name).sort((a, b) => comparePaths(a, b));
   const byName = new Map(entries.map((e) => [e.name, e]));
+  const relOf = (name: string): string => (dir === '' ? name : `${dir}/${name}`);
+  // Files that pass the filters, sized through the open folder (only those: one lstat each)
+  // before it is closed — the walk then yields without holding a descriptor across yields.
+  const files = new Set<string>();
   for (const name of names) {
     const e = byName.get(name)!;
-    const rel = dir === '' ? name : `${dir}/${name}`;
-    const inScope = rel.slice(scopePrefix.length);
+    if (!e.isFile() || name === '.git') continue;
+    const rel = relOf(name);
+    if (denied(o.deny, rel) || isIgnored(here, rel, false) || !globs.allowsFile(rel.slice(scopePrefix.length), false)) continue;
+    if (Number.isFinite(o.maxFileBytes)) {
+      try {
+        if (lstatSync(h.entry(name)).size > o.maxFileBytes) continue;
+      } catch {
+        continue; // gone
+      }
+    }
+    files.add(name);
+  }
+  h.close();
+  for (const name of names) {
+    const e = byName.get(name)!;
+    const rel = relOf(name);
     if (name === '.git') continue; // the folder, or the file a worktree or submodule has (ripgrep: -g '!.git')
     if (e.isDirectory()) {
-      if (denied(o.deny, `${rel}/`) || isIgnored(here, rel, true) || globs.excludesDir(inScope)) continue;
+      if (denied(o.deny, `${rel}/`) || isIgnored(here, rel, true) || globs.excludesDir(rel.slice(scopePrefix.length))) continue;
       yield* walkDir(o, globs, here, rel, scopePrefix);
-    } else if (e.isFile()) {
-      if (denied(o.deny, rel) || isIgnored(here, rel, false) || !globs.allowsFile(inScope, false)) continue;
-      if (Number.isFinite(o.maxFileBytes)) {
-        const size = sizes.get(name);
-        if (size === undefined || size > o.maxFileBytes) continue;
-      }
+    } else if (files.has(name)) {
       yield rel;
     }
   }
