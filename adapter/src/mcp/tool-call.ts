@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { PanelModeSetting } from '@holdfast/shared/config';
 import type { Affinity, CallContext, ToolCallResult, ToolProgressEvent } from '@holdfast/shared/control';
 import { cancelWhy, HoldfastError, type ErrorCode } from '@holdfast/shared/errors';
-import { checkEnvelopeShape, checkToolOutput, ENVELOPE_META_KEY, FULL_OUTPUT_CHECK, parseToolArguments, type Envelope, type ResultAction } from '@holdfast/shared/tools';
+import { checkEnvelopeShape, checkToolOutput, ENVELOPE_META_KEY, FULL_OUTPUT_CHECK, INPUT_SCHEMA_HINT, parseToolArguments, type Envelope, type ResultAction } from '@holdfast/shared/tools';
 import type { RetryPolicy } from '../daemon-client.js';
 import type { Principal } from './principals.js';
 import type { CatalogEntry, ToolCatalog } from './tool-catalog.js';
@@ -112,7 +112,7 @@ function envelopeInMeta(entry: CatalogEntry, r: ToolResult): ToolResult {
  */
 function isArgumentError(r: ToolResult): boolean {
   const env = (r._meta?.[ENVELOPE_META_KEY] ?? r.structuredContent) as { error?: { code?: unknown } | null; hints?: Record<string, unknown> } | undefined;
-  return env?.error?.code === 'BAD_REQUEST' && env.hints?.input_schema === 'see tools/list';
+  return env?.error?.code === 'BAD_REQUEST' && env.hints?.input_schema === INPUT_SCHEMA_HINT;
 }
 
 /** Options of {@link ToolForwarder}. */
@@ -201,7 +201,7 @@ export class ToolForwarder {
     const given = rawArgs ?? {};
     if (typeof given !== 'object' || Array.isArray(given)) {
       const parsed = parseToolArguments(entry.def, given);
-      result = envelopeInMeta(entry, failedResult('BAD_REQUEST', parsed.ok ? `invalid arguments for ${name}: expected an object` : parsed.message, false, [], { input_schema: 'see tools/list' }));
+      result = envelopeInMeta(entry, failedResult('BAD_REQUEST', parsed.ok ? `invalid arguments for ${name}: expected an object` : parsed.message, false, [], { input_schema: INPUT_SCHEMA_HINT }));
       this.account(name, origin, started, result, 'invalid');
       return result;
     }

@@ -76,7 +76,7 @@ export function processProgram(pid: number): string | null {
 export async function takeReading(src: ReadingSource): Promise<EnvironmentReading> {
   const started = Date.now();
   const pathDirs = (src.env.PATH ?? '').split(':').filter((d) => d.length > 0);
-  const toolchains = await probeToolchains(pathDirs, src.env, src.workspaceRoot, src.workspaceRoots);
+  const toolchains = await probeToolchains(pathDirs, src.env, src.workspaceRoots);
   let disk: EnvironmentReading['disk'] = null;
   try {
     const st = statfsSync(src.workspaceRoot);

@@ -187,13 +187,12 @@ function runProbe(file: string, args: string[], env: Record<string, string>, cwd
  * Reads the version of every toolchain of {@link TOOL_PROBES} found on `pathDirs`, all at once,
  * each in its own process group, all ending by `deadlineMs` from now: a tool that hangs is killed
  * and reported `timed_out`, and never holds the reading past the deadline. Only programs from
- * trusted folders run ({@link findOnPath}), in {@link PROBE_CWD} (`cwd` is not used for them),
+ * trusted folders run ({@link findOnPath}), in {@link PROBE_CWD} (never the workspace),
  * with the cleaned {@link probeEnvironment} of `env`.
  */
 export async function probeToolchains(
   pathDirs: readonly string[],
   env: Record<string, string>,
-  _cwd: string,
   workspaceRoots: readonly string[],
   deadlineMs: number = EnvironmentLimits.PROBE_DEADLINE_MS,
 ): Promise<Record<string, ToolchainFact>> {

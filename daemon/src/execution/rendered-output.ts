@@ -49,6 +49,24 @@ export async function renderTail(source: ByteSource, src: OutputSource, start: n
   return { text: capped.text, truncated: capped.cut || from > start || logTruncated, logTruncated, start, end };
 }
 
+/**
+ * The longest prefix of `text` made of whole code points that fits in `maxBytes` of UTF-8 (exact:
+ * no cut bytes are decoded into U+FFFD).
+ */
+export function utf8Prefix(text: string, maxBytes: number): string {
+  if (text.length <= maxBytes / 4 || Buffer.byteLength(text) <= maxBytes) return text;
+  let bytes = 0;
+  let i = 0;
+  while (i < text.length) {
+    const cp = text.codePointAt(i)!;
+    const n = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+    if (bytes + n > maxBytes) break;
+    bytes += n;
+    i += cp >= 0x10000 ? 2 : 1;
+  }
+  return text.slice(0, i);
+}
+
 /** Keeps the last `maxBytes` of UTF-8 text, cut at a line start when one is near. */
 export function capHead(text: string, maxBytes: number): { text: string; cut: boolean } {
   if (Buffer.byteLength(text) <= maxBytes) return { text, cut: false };

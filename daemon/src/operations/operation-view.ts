@@ -2,6 +2,7 @@ import type { ToolCallResult } from '@holdfast/shared/control';
 import { OperationLimits, OutputLimits } from '@holdfast/shared/constants';
 import type { ResultAction, ResultStatus } from '@holdfast/shared/tools';
 import type { OperationRow, OperationState, StepRow } from '../store/operations-repo.js';
+import { utf8Prefix } from '../execution/rendered-output.js';
 import { action, outcome, type ToolOutcome } from '../tools/envelope.js';
 import { resultEnvelope } from './operation-runner.js';
 
@@ -20,9 +21,20 @@ export function statusOf(state: OperationState): ResultStatus {
   }
 }
 
+const parsedResults = new WeakMap<StepRow, ToolCallResult>();
+
+/** A finished step's stored call result, parsed once per row (views, text and confirmation read it). */
+function parsedResult(s: StepRow): ToolCallResult {
+  let r = parsedResults.get(s);
+  if (r === undefined) {
+    r = JSON.parse(s.result!) as ToolCallResult;
+    parsedResults.set(s, r);
+  }
+  return r;
+}
+
 /** One step's stored result as a view shows it: the step's §6.3 envelope (plus `content` for a pass-through result). */
-function stepResult(raw: string): Record<string, unknown> {
-  const r = JSON.parse(raw) as ToolCallResult;
+function stepResult(r: ToolCallResult): Record<string, unknown> {
   const env = resultEnvelope(r) as unknown as Record<string, unknown> | null;
   const passThrough = r._meta?.['holdfast/envelope'] !== undefined;
   if (env && !passThrough) return env;
@@ -53,7 +65,7 @@ export function operationData(op: OperationRow, steps: StepRow[], mode: ResultMo
       v.result_omitted = true;
       return v;
     }
-    const result = stepResult(s.result);
+    const result = stepResult(parsedResult(s));
     const size = Buffer.byteLength(JSON.stringify(result));
     if (used > 0 && used + size > budget) {
       next = i;
@@ -90,15 +102,6 @@ function stepLines(steps: StepRow[]): string[] {
 /** Longest text of one step's result in the text block, bytes. */
 const STEP_TEXT_MAX_BYTES = 4096;
 
-/** The first `max` bytes of `text`, cut between whole characters. */
-function utf8Head(text: string, max: number): string {
-  const buf = Buffer.from(text, 'utf8');
-  if (buf.length <= max) return text;
-  let end = max;
-  while (end > 0 && (buf[end]! & 0xc0) === 0x80) end--;
-  return buf.subarray(0, end).toString('utf8');
-}
-
 /**
  * The step results a view carries, as text for clients that give the model only the text block
  * (fresh-user review): each step's own text (its content's text parts), at most
@@ -109,10 +112,9 @@ function resultTexts(steps: StepRow[], views: { id: string; result?: unknown }[]
   const out: string[] = [];
   let used = 0;
   const left: string[] = [];
-  for (const s of steps) {
-    const view = views.find((v) => v.id === s.step_id);
-    if (s.result === null || view?.result === undefined) continue;
-    const r = JSON.parse(s.result) as ToolCallResult;
+  for (const [i, s] of steps.entries()) {
+    if (s.result === null || views[i]?.result === undefined) continue;
+    const r = parsedResult(s);
     const text = r.content.flatMap((c) => (c.type === 'text' && 'text' in c ? [String(c.text)] : [])).join('\n').trimEnd();
     if (text === '') continue;
     if (used >= OutputLimits.TEXT_BLOCK_MAX_BYTES) {
@@ -120,7 +122,7 @@ function resultTexts(steps: StepRow[], views: { id: string; result?: unknown }[]
       continue;
     }
     const room = Math.min(STEP_TEXT_MAX_BYTES, OutputLimits.TEXT_BLOCK_MAX_BYTES - used);
-    const shown = utf8Head(text, room);
+    const shown = utf8Prefix(text, room);
     used += Buffer.byteLength(shown);
     const cut = shown.length < text.length ? `\n[… cut: the whole result is structuredContent.data.steps[id=${s.step_id}].result]` : '';
     out.push(`--- ${s.step_id} (${s.tool}) ---\n${shown}${cut}`);
@@ -132,7 +134,7 @@ function resultTexts(steps: StepRow[], views: { id: string; result?: unknown }[]
 /** The confirmation a waiting step asks for, in its own words (its result's first line). */
 function confirmationText(s: StepRow): string {
   if (!s.result) return '';
-  const r = JSON.parse(s.result) as ToolCallResult;
+  const r = parsedResult(s);
   const first = r.content.find((c) => c.type === 'text');
   return first && 'text' in first ? String(first.text).split('\n', 1)[0]!.slice(0, 300) : '';
 }

@@ -104,6 +104,12 @@ export function moreLine(next: ResultAction | undefined): string {
   return next ? `\n[more: ${callText(next)}]` : '';
 }
 
+/** `body` with the {@link moreLine} of `next` as its last line (no empty line when `body` is empty or ends a line). */
+export function withMore(body: string, next: ResultAction | undefined): string {
+  const more = moreLine(next);
+  return body + (body === '' || body.endsWith('\n') ? more.slice(1) : more);
+}
+
 /** Throws a BAD_REQUEST about one argument. */
 export function badArgument(message: string): never {
   throw new HoldfastError('BAD_REQUEST', message);

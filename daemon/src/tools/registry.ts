@@ -1,5 +1,6 @@
 import type { CallContext, ToolCallResult } from '@holdfast/shared/control';
 import { HoldfastError } from '@holdfast/shared/errors';
+import { INPUT_SCHEMA_HINT } from '@holdfast/shared/tool-constants';
 import { diskFullError } from '../store/disk-space.js';
 import type { ProgressUpdate, ToolContext, ToolServices } from './context.js';
 import { failure, toCallResult, type ToolOutcome } from './envelope.js';
@@ -62,8 +63,8 @@ async function callKit(): Promise<CallKit> {
 async function handlerOf(name: string): Promise<Handler | undefined> {
   const known = loadedHandlers.get(name);
   if (known) return known;
-  const load = HANDLERS[name];
-  if (!load) return undefined;
+  if (!Object.hasOwn(HANDLERS, name)) return undefined; // not `constructor`, `__proto__`…
+  const load = HANDLERS[name]!;
   const h = await load();
   loadedHandlers.set(name, h);
   return h;
@@ -93,7 +94,7 @@ export async function callTool(
   const type = name;
   const { tools: { findTool, parseToolArguments }, tracking: { recordCall, takeTracking } } = kit ?? (await callKit());
   const def = findTool(name);
-  const handler = Object.hasOwn(HANDLERS, name) ? await handlerOf(name) : undefined;
+  const handler = await handlerOf(name);
   if (!def || !handler) return toCallResult(failure(type, new HoldfastError('BAD_REQUEST', `unknown tool ${name}`)));
   const envelopeInMeta = def.output === undefined;
   if (!call.allowed_tools.includes(name)) {
@@ -103,7 +104,7 @@ export async function callTool(
   // the failure as an argument error for the adapter's usage log (`invalid`).
   const parsed = parseToolArguments(def, rawArgs);
   if (!parsed.ok) {
-    return toCallResult(failure(type, new HoldfastError('BAD_REQUEST', parsed.message), { hints: { input_schema: 'see tools/list' } }), { envelopeInMeta });
+    return toCallResult(failure(type, new HoldfastError('BAD_REQUEST', parsed.message), { hints: { input_schema: INPUT_SCHEMA_HINT } }), { envelopeInMeta });
   }
   const started = Date.now();
   let args = parsed.value;

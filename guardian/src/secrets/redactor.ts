@@ -36,10 +36,10 @@ export const PARTIAL_REDACT_MIN_BYTES = 3;
  * intermediates, final byte) is skipped between a value's bytes when it ends within this many
  * bytes of its `ESC`; a longer one ends there (so a stream never holds back more for it).
  */
-export const MAX_ESCAPE_BYTES = 64;
+const MAX_ESCAPE_BYTES = 64;
 
 /** A value's bytes may be separated by at most this many bytes of escape sequences in all. */
-export const MAX_SKIPPED_ESCAPE_BYTES = 1024;
+const MAX_SKIPPED_ESCAPE_BYTES = 1024;
 
 const ESC = 0x1b;
 const EMPTY = Buffer.alloc(0);
@@ -55,7 +55,7 @@ export function secretMarker(name: string): string {
  * so the answer depends on those bytes only. An `ESC` followed by nothing a sequence allows is a
  * sequence of one byte.
  */
-export function escapeEnd(d: Buffer, s: number): number {
+function escapeEnd(d: Buffer, s: number): number {
   const limit = s + MAX_ESCAPE_BYTES;
   const ranOut = (i: number): number => (i >= limit ? limit : -1);
   let i = s + 1;

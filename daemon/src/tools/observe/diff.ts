@@ -1,7 +1,7 @@
 import { HoldfastError } from '@holdfast/shared/errors';
 import { isId } from '@holdfast/shared/ids';
 import type { ToolContext } from '../context.js';
-import { action, moreLine, outcome, type ToolOutcome } from '../envelope.js';
+import { action, outcome, withMore, type ToolOutcome } from '../envelope.js';
 import type { ObserveArgs } from './index.js';
 import { requireSessionAccess } from '../../sessions/access.js';
 
@@ -30,5 +30,5 @@ export function diffView(args: ObserveArgs, ctx: ToolContext): ToolOutcome {
   const context = { remote_session_id: row.id, ...(edit.purpose ? { purpose: edit.purpose } : {}) };
   const actions = next !== null ? [action('observe', { view: 'diff', remote_session_id: row.id, edit_id: edit.id, offset: next, limit }, 'next page of the diff')] : [];
   const head = `Diff of ${edit.id}, lines ${offset + 1}-${offset + page.length} of ${lines.length}${next !== null ? ' (more: see the last line)' : ''}:`;
-  return outcome('observe.diff', 'succeeded', data, `${head}\n${content}${moreLine(actions[0]).slice(content === '' || content.endsWith('\n') ? 1 : 0)}`, { context, actions });
+  return outcome('observe.diff', 'succeeded', data, `${head}\n${withMore(content, actions[0])}`, { context, actions });
 }

@@ -6,7 +6,7 @@ import { requireTaskRow } from '../../execution/task-lookup.js';
 import { renderTerminalText } from '../../render/terminal-text.js';
 import type { TaskRow } from '../../store/tasks-repo.js';
 import type { ToolContext } from '../context.js';
-import { action, callText, moreLine, outcome, type ToolOutcome } from '../envelope.js';
+import { action, callText, outcome, withMore, type ToolOutcome } from '../envelope.js';
 import type { ObserveArgs } from './index.js';
 import { requireSessionAccess } from '../../sessions/access.js';
 
@@ -85,7 +85,6 @@ export async function logsView(args: ObserveArgs, ctx: ToolContext): Promise<Too
   // What a client that shows the model only the text block (DESIGN §6.3) calls next: the next page,
   // or — when this page's text was cut — this page again in pages that fit the text block.
   let note = '';
-  let more = '';
   if (tail.cut) {
     const again = action(
       'observe',
@@ -93,10 +92,8 @@ export async function logsView(args: ObserveArgs, ctx: ToolContext): Promise<Too
       'this page in smaller pages',
     );
     note = `[… last ${TEXT_BLOCK_OUTPUT_MAX_BYTES / 1024} KiB of this page shown here; the page is in structuredContent.data; read it in pages that fit here with ${callText(again)}]\n`;
-  } else {
-    more = moreLine(actions[0]);
   }
-  const body = `${tail.text}${more.slice(tail.text === '' || tail.text.endsWith('\n') ? 1 : 0)}`;
+  const body = tail.cut ? tail.text : withMore(tail.text, actions[0]);
   return outcome('observe.logs', 'succeeded', data, `${head}\n${note}${body}`, {
     context: { remote_session_id: rs, execution_task_id: row.id },
     actions,

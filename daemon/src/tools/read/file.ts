@@ -10,6 +10,7 @@ import type { ImageMime } from '../../files/mime.js';
 import { action } from '../envelope.js';
 import { resolveForRead, type FileWorkspace } from '../file-access.js';
 import { splitPathRange } from './path-range.js';
+import { utf8Prefix } from '../../execution/rendered-output.js';
 
 /** One file read, ready to be put in a result (alone, in a batch or in a context bundle). */
 export interface FileReadResult {
@@ -208,18 +209,8 @@ export async function readFile(ws: FileWorkspace, raw: ReadItem, opts: ReadFileO
  */
 export function textBlockHead(content: string): { head: string; cut: boolean } {
   const max = OutputLimits.TEXT_BLOCK_MAX_BYTES;
-  if (content.length <= max / 4 || Buffer.byteLength(content) <= max) return { head: content, cut: false };
-  // Longest prefix of whole code points within max UTF-8 bytes (exact: no decoding of cut bytes).
-  let bytes = 0;
-  let i = 0;
-  while (i < content.length) {
-    const cp = content.codePointAt(i)!;
-    const n = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
-    if (bytes + n > max) break;
-    bytes += n;
-    i += cp >= 0x10000 ? 2 : 1;
-  }
-  let head = content.slice(0, i);
+  let head = utf8Prefix(content, max);
+  if (head.length === content.length) return { head: content, cut: false };
   const nl = head.lastIndexOf('\n');
   if (nl > max / 2) head = head.slice(0, nl + 1);
   return { head, cut: true };

@@ -20,6 +20,13 @@ export const ENVELOPE_META_KEY = 'holdfast/envelope';
  */
 export const ELICITATION_META_KEY = 'holdfast/elicitation';
 
+/**
+ * `hints.input_schema` of a `BAD_REQUEST` for arguments that do not match the tool's input schema
+ * (SEP-1303: an `isError` result the model can correct). The adapter tells argument errors from
+ * other refusals by it (its usage log counts them as `invalid`).
+ */
+export const INPUT_SCHEMA_HINT = 'see tools/list';
+
 /** The keys of an activity update, in display order. */
 export const ACTIVITY_KEYS = ['intent', 'hypothesis', 'evidence', 'conclusion', 'next', 'status'] as const;
 export type ActivityKey = (typeof ACTIVITY_KEYS)[number];

@@ -81,8 +81,8 @@ export interface ToolAnnotations {
  */
 export type ToolInputSchema = z.ZodObject;
 
-import { ELICITATION_META_KEY, ENVELOPE_META_KEY } from './constants.js';
-export { ELICITATION_META_KEY, ENVELOPE_META_KEY };
+import { ELICITATION_META_KEY, ENVELOPE_META_KEY, INPUT_SCHEMA_HINT } from './constants.js';
+export { ELICITATION_META_KEY, ENVELOPE_META_KEY, INPUT_SCHEMA_HINT };
 
 /** What {@link ELICITATION_META_KEY} carries. */
 export interface UrlElicitationRequest {
