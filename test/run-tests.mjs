@@ -3,7 +3,8 @@
 // (HOLDFAST_TEST_RUN) and is still alive is a leak — it is killed and the run fails.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -80,13 +81,42 @@ function leftovers() {
   return found;
 }
 
-const child = spawn(process.execPath, ['--test', `--test-concurrency=${concurrency}`, '--test-timeout=240000', ...files.map((f) => relative(root, f))], {
+// Two reporters: the usual one (spec on a terminal, TAP otherwise, as node:test picks) to stdout,
+// and test/failure-summary.mjs to a file whose blocks are printed again at the end of the run —
+// and, when HOLDFAST_TEST_SUMMARY names a file, written there too (.ci/run prints it at the end
+// of CI's log, after the Node 22 run).
+const failuresFile = join(tmpdir(), `holdfast-test-failures-${runId}.txt`);
+const reporters = [
+  `--test-reporter=${process.stdout.isTTY ? 'spec' : 'tap'}`,
+  '--test-reporter-destination=stdout',
+  `--test-reporter=${join(root, 'test', 'failure-summary.mjs')}`,
+  `--test-reporter-destination=${failuresFile}`,
+];
+const child = spawn(process.execPath, ['--test', ...reporters, `--test-concurrency=${concurrency}`, '--test-timeout=240000', ...files.map((f) => relative(root, f))], {
   cwd: root,
   stdio: 'inherit',
   // HOLDFAST_CHECK_OUTPUT=1: every result is checked against its tool's full output schema under
   // the tests (in service only the envelope's shape is, issue 10).
   env: { ...testEnvironment(process.env), HOLDFAST_TEST_RUN: runId, HOLDFAST_CHECK_OUTPUT: '1' },
 });
+/** The failure blocks the summary reporter wrote ('' when none), and the file removed. */
+function takeFailures() {
+  try {
+    return readFileSync(failuresFile, 'utf8');
+  } catch {
+    return '';
+  } finally {
+    rmSync(failuresFile, { force: true });
+  }
+}
+
+/** Prints the run's closing summary to stderr and, if HOLDFAST_TEST_SUMMARY is set, to that file. */
+function summarize(lines) {
+  const text = lines.filter(Boolean).join('\n');
+  console.error(`\n${text}`);
+  if (process.env.HOLDFAST_TEST_SUMMARY) writeFileSync(process.env.HOLDFAST_TEST_SUMMARY, `${text}\n`);
+}
+
 child.on('exit', async (code, signal) => {
   // Give processes that are already being killed a moment to disappear (poll, bounded).
   let left = leftovers();
@@ -94,16 +124,20 @@ child.on('exit', async (code, signal) => {
     await new Promise((r) => setTimeout(r, 100));
     left = leftovers();
   }
-  if (left.length > 0) {
-    console.error(`\nLEAK CHECK FAILED: ${left.length} process(es) started by this test run are still alive:`);
-    for (const p of left) {
-      console.error(`  pid ${p.pid}: ${p.cmd}`);
-      try {
-        process.kill(p.pid, 'SIGKILL');
-      } catch {}
-    }
-    process.exit(1);
+  const leak = left.length === 0
+    ? 'leak check: no process started by this test run is alive'
+    : [`LEAK CHECK FAILED: ${left.length} process(es) started by this test run are still alive:`, ...left.map((p) => `  pid ${p.pid}: ${p.cmd}`)].join('\n');
+  for (const p of left) {
+    try {
+      process.kill(p.pid, 'SIGKILL');
+    } catch {}
   }
-  console.error('leak check: no process started by this test run is alive');
-  process.exit(code ?? (signal ? 1 : 0));
+  const status = left.length > 0 ? 1 : (code ?? (signal ? 1 : 0));
+  summarize([
+    `holdfast tests (${process.version}): node --test exited with ${signal ?? code}`,
+    takeFailures(),
+    leak,
+    `holdfast tests: ${status === 0 ? 'passed' : 'FAILED'}`,
+  ]);
+  process.exit(status);
 });
