@@ -217,16 +217,6 @@ export function textBlockHead(content: string): { head: string; cut: boolean } {
 }
 
 /**
- * The content as it appears in the text block: whole up to `TEXT_BLOCK_MAX_BYTES`, else its head
- * and a note — the whole window is in `data.content` (DESIGN §6.3: large data never mirrored).
- */
-export function textBlockContent(content: string): string {
-  const { head, cut } = textBlockHead(content);
-  if (!cut) return content;
-  return `${head}${head.endsWith('\n') ? '' : '\n'}[… the text block shows the first ${Buffer.byteLength(head)} of ${Buffer.byteLength(content)} bytes; the whole window is in structuredContent.data.content]`;
-}
-
-/**
  * The header range of a window whose text block shows only its `head` (the window holds lines
  * `start`-`end`, or the last `windowLines` lines when `start` is null): `lines 1-608 (of a 1-8643
  * window) of 14330`, `lines 1-608, the last in part (…)` when the head ends inside a line, `part of

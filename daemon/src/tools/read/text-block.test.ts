@@ -1,20 +1,29 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { OutputLimits } from '@holdfast/shared/constants';
-import { headContinuation, shownRange, textBlockContent } from './file.js';
+import { headContinuation, shownRange, textBlockHead } from './file.js';
 
 describe('read: the text block never mirrors a large window (DESIGN §6.3)', () => {
   it('keeps small content whole', () => {
     const s = 'line\n'.repeat(100);
-    assert.equal(textBlockContent(s), s);
+    assert.deepEqual(textBlockHead(s), { head: s, cut: false });
   });
-  it('shows the head of a large window on line boundaries with a note', () => {
+  it('cuts a large window at a line end within the cap, on a character boundary', () => {
     const s = Array.from({ length: 20000 }, (_, i) => `line ${i} ${'名'.repeat(3)}`).join('\n');
-    const t = textBlockContent(s);
-    assert.ok(Buffer.byteLength(t) <= OutputLimits.TEXT_BLOCK_MAX_BYTES + 200);
-    assert.ok(t.startsWith('line 0 名名名\nline 1 '));
-    assert.match(t, /\n\[… the text block shows the first \d+ of \d+ bytes; the whole window is in structuredContent\.data\.content\]$/);
-    assert.ok(!t.includes('\uFFFD'));
+    const { head, cut } = textBlockHead(s);
+    assert.equal(cut, true);
+    assert.ok(Buffer.byteLength(head) <= OutputLimits.TEXT_BLOCK_MAX_BYTES);
+    assert.ok(Buffer.byteLength(head) > OutputLimits.TEXT_BLOCK_MAX_BYTES / 2);
+    assert.ok(head.startsWith('line 0 名名名\nline 1 '));
+    assert.ok(head.endsWith('\n') && s.startsWith(head));
+    assert.ok(!head.includes('\uFFFD'));
+  });
+  it('a window that is one long line is cut inside it, never inside a character', () => {
+    const s = '名'.repeat(OutputLimits.TEXT_BLOCK_MAX_BYTES);
+    const { head, cut } = textBlockHead(s);
+    assert.equal(cut, true);
+    assert.ok(s.startsWith(head) && Buffer.byteLength(head) <= OutputLimits.TEXT_BLOCK_MAX_BYTES);
+    assert.ok(Buffer.byteLength(head) > OutputLimits.TEXT_BLOCK_MAX_BYTES - 3);
   });
 });
 
