@@ -118,9 +118,11 @@ function summarize(lines) {
 }
 
 child.on('exit', async (code, signal) => {
-  // Give processes that are already being killed a moment to disappear (poll, bounded).
+  // Give processes that are already being killed a moment to disappear (poll, bounded at 15 s: a
+  // process killed while in uninterruptible I/O on a loaded machine ends only when that I/O does;
+  // a real leak is still there after it).
   let left = leftovers();
-  for (let i = 0; i < 50 && left.length > 0; i++) {
+  for (let i = 0; i < 150 && left.length > 0; i++) {
     await new Promise((r) => setTimeout(r, 100));
     left = leftovers();
   }
