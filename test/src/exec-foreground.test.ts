@@ -32,6 +32,8 @@ describe('execute in the session terminal (issue 5)', () => {
     assert.equal(long.env.status, 'accepted');
     const id = long.env.data.execution_task_id as string;
     assert.ok(long.env.actions.some((a) => a.arguments.action === 'attach'));
+    // A client that shows the model only the text block still gets the whole next call.
+    assert.ok(long.text.startsWith(`Still running (${id}); wait for it again with execute(action="attach", execution_task_id="${id}").`), long.text);
     const stopped = await run({ action: 'stdin', execution_task_id: id, keys: ['Ctrl-C'] });
     assert.equal(stopped.env.data.state, 'exited', stopped.text);
     assert.equal(stopped.env.data.exit_code, 130);

@@ -173,7 +173,7 @@ export async function describeTask(f: TaskFacts): Promise<DescribedTask> {
     const label = skipped > 0 ? 'New output' : 'Output so far';
     return {
       shown: shownTo,
-      outcome: outcome(row.kind === 'foreground' ? 'execute.running' : 'execute.task_running', 'accepted', data, `${what} (${row.id}); attach to wait again.${shown ? `\n${label}:\n${tailNote}${tail.text}` : skipped > 0 ? ' No new output.' : ''}`, {
+      outcome: outcome(row.kind === 'foreground' ? 'execute.running' : 'execute.task_running', 'accepted', data, `${what} (${row.id}); wait for it again with ${callText(continuation[0]!)}.${shown ? `\n${label}:\n${tailNote}${tail.text}` : skipped > 0 ? ' No new output.' : ''}`, {
         context,
         actions: continuation,
       }),
