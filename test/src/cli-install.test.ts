@@ -60,8 +60,10 @@ describe('holdfast on PATH and serving another folder (issue 8)', () => {
 
   before(async () => {
     mkdirSync(project);
-    // What `npm link` / `npm install -g .` in the checkout does, into a prefix of our own.
-    const r = await exec('npm', ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', REPO_ROOT], { env: env(), timeoutMs: 120_000 });
+    // What `npm link` / `npm install -g .` in the checkout does, into a prefix of our own. A folder
+    // is installed as a link and needs nothing from the registry: --offline keeps a slow or
+    // unreachable registry out of the test.
+    const r = await exec('npm', ['install', '-g', '--offline', '--prefix', prefix, '--no-audit', '--no-fund', REPO_ROOT], { env: env(), timeoutMs: 120_000 });
     assert.equal(r.code, 0, r.stderr);
   });
   after(async () => {
