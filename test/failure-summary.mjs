@@ -16,14 +16,18 @@ function head(text, lines) {
  * @param {AsyncIterable<{type: string, data: any}>} source
  */
 export default async function* failureSummary(source) {
-  const path = [];
+  // The names of the tests being run, outermost first, per test file (files run side by side).
+  const paths = new Map();
   const failures = [];
   for await (const event of source) {
     const data = event.data ?? {};
+    if (event.type !== 'test:start' && event.type !== 'test:fail') continue;
+    if (!paths.has(data.file)) paths.set(data.file, []);
+    const path = paths.get(data.file);
     if (event.type === 'test:start') {
       path[data.nesting] = data.name;
       path.length = data.nesting + 1;
-    } else if (event.type === 'test:fail') {
+    } else {
       const error = data.details?.error;
       if (error?.failureType === 'subtestsFailed') continue;
       const cause = error?.cause ?? error;

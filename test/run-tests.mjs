@@ -84,7 +84,7 @@ function leftovers() {
 // Two reporters: the usual one (spec on a terminal, TAP otherwise, as node:test picks) to stdout,
 // and test/failure-summary.mjs to a file whose blocks are printed again at the end of the run —
 // and, when HOLDFAST_TEST_SUMMARY names a file, written there too (.ci/run prints it at the end
-// of CI's log, after the Node 22 run).
+// of CI's log, after every Node's run).
 const failuresFile = join(tmpdir(), `holdfast-test-failures-${runId}.txt`);
 const reporters = [
   `--test-reporter=${process.stdout.isTTY ? 'spec' : 'tap'}`,

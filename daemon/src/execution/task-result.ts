@@ -80,9 +80,10 @@ export async function describeTask(f: TaskFacts): Promise<DescribedTask> {
     log_uri: uri,
     ...(row.error ? { error: row.error } : {}),
   };
+  const attach = action('execute', { action: 'attach', remote_session_id: rs, execution_task_id: row.id }, 'wait for it again');
   const continuation = running
     ? [
-        action('execute', { action: 'attach', remote_session_id: rs, execution_task_id: row.id }, 'wait for it again'),
+        attach,
         action('observe', { view: 'logs', remote_session_id: rs, execution_task_id: row.id }, 'read its output by offset'),
         action('execute', { action: 'stop', remote_session_id: rs, execution_task_id: row.id }, 'stop it (signals its whole process group)'),
       ]
@@ -173,7 +174,7 @@ export async function describeTask(f: TaskFacts): Promise<DescribedTask> {
     const label = skipped > 0 ? 'New output' : 'Output so far';
     return {
       shown: shownTo,
-      outcome: outcome(row.kind === 'foreground' ? 'execute.running' : 'execute.task_running', 'accepted', data, `${what} (${row.id}); wait for it again with ${callText(continuation[0]!)}.${shown ? `\n${label}:\n${tailNote}${tail.text}` : skipped > 0 ? ' No new output.' : ''}`, {
+      outcome: outcome(row.kind === 'foreground' ? 'execute.running' : 'execute.task_running', 'accepted', data, `${what} (${row.id}); wait for it again with ${callText(attach)}.${shown ? `\n${label}:\n${tailNote}${tail.text}` : skipped > 0 ? ' No new output.' : ''}`, {
         context,
         actions: continuation,
       }),
